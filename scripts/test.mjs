@@ -1,0 +1,6 @@
+// Runs every mocha suite (unit tests over the recorded fixtures). Exit code = mocha's.
+import { execa } from 'execa';
+
+const extra = process.argv.slice(2);
+const result = await execa('npx', ['mocha', ...extra], { stdio: 'inherit', reject: false });
+process.exit(result.exitCode ?? 1);

@@ -1,0 +1,165 @@
+/**
+ * The normalized model every host reader produces and the core analyzes.
+ *
+ * Shape: Session → requests (send order) → a prefix chain of blocks in the provider's render
+ * order (tools, system, messages). Lineages are derived by the core from provider, model,
+ * cache key and kind. Terms follow DESIGN.md "Terms".
+ */
+import type { BlockNode } from './chain.js';
+
+/** Prefix segments in Anthropic render order. `params` holds what invalidates without being prefix bytes. */
+export type Segment = 'tools' | 'system' | 'messages';
+
+/**
+ * Where a break can be located. `head` = tools + system seen as one opaque block (reconstructed
+ * mode, when the host did not record them); `params` = model/thinking/tool_choice changes.
+ */
+export type BreakSegment = Segment | 'head' | 'params';
+
+/** `wire`: exact request bytes known. `reconstructed`: messages rebuilt from the transcript. */
+export type Evidence = 'wire' | 'reconstructed';
+
+/** What a request was for: the agent loop, a summary (compaction / branch summary), a title. */
+export type RequestKind = 'agent' | 'summary' | 'title';
+
+/**
+ * Token usage of one request, normalized once in the reader (units: tokens).
+ * `uncached` excludes cache reads and writes (Anthropic `input_tokens`; OpenAI `prompt_tokens -
+ * cached_tokens`). Prompt size = uncached + cacheRead + cacheWrite.
+ */
+export interface Usage {
+  uncached: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+
+/** An Anthropic-style cache breakpoint (`cache_control`, Bedrock `cachePoint`) on a block. */
+export interface CacheBreakpoint {
+  /** Entry lifetime in seconds: 300 (default ephemeral) or 3600 (`ttl: "1h"`). */
+  ttlSeconds: number;
+}
+
+/**
+ * One item of a segment: a tool definition, a system text block, or one message content block
+ * (one whole message where the API sends content as a string).
+ */
+export interface Block {
+  segment: Segment | 'head';
+  /** 0-based index of the item within its segment: tool index, system block index, or message index. */
+  item: number;
+  /** JSON path of the block inside the request body, e.g. `messages[3].content[0]`, `tools[2]`. */
+  path: string;
+  /**
+   * Canonical bytes (UTF-8), cache markers removed: the exact body bytes in wire mode, a
+   * deterministic serialization of the transcript's block in reconstructed mode.
+   */
+  bytes: Uint8Array;
+  /** Wire only: byte offset of the block's raw span in the request body. */
+  bodyOffset?: number;
+  /**
+   * Wire only: byte ranges [start, end) of the raw span (relative to bodyOffset) that were removed
+   * from `bytes` because they are cache markers; used to map offsets back to the body.
+   */
+  removed?: Array<[number, number]>;
+  /** Cache breakpoint carried by this block in this request (not part of the bytes). */
+  breakpoint?: CacheBreakpoint;
+  /** Message role (messages segment), for display and cause classification. */
+  role?: string;
+  /**
+   * What the host built this block from, when it is not an ordinary message: `compaction-summary`,
+   * `branch-summary`, `phux-context`. Used to name the cause of a history rewrite.
+   */
+  origin?: string;
+}
+
+/** Prices in USD per million tokens, as the host or the provider rules give them. */
+export interface Prices {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** A problem in the input, with its location. The rest of the input is still analyzed. */
+export interface Diagnostic {
+  file: string;
+  /** 1-based line of the file; for databases a row reference rendered in `message`. */
+  line: number;
+  message: string;
+  severity: 'error' | 'warning' | 'info';
+}
+
+/** Where a request came from in the host's files. */
+export interface SourceRef {
+  file: string;
+  /** 1-based line (JSONL) or 0 with `row` set for database rows. */
+  line: number;
+  /** Database row reference, e.g. `message:msg_01…`. */
+  row?: string;
+}
+
+/**
+ * One model API call as the reader normalized it.
+ * `tail` is the last node of the request's prefix chain; chains of requests that share a
+ * prefix share nodes, so a session costs memory linear in its distinct blocks.
+ */
+export interface LlmRequest {
+  /** 1-based send order within the session. */
+  index: number;
+  source: SourceRef;
+  responseId?: string;
+  provider: string;
+  model: string;
+  /** Wire API: `anthropic-messages`, `openai-completions`, `openai-responses`, … */
+  api: string;
+  kind: RequestKind;
+  /** Time the request was sent, ms since epoch, or null when unknown. */
+  timeMs: number | null;
+  evidence: Evidence;
+  usage: Usage | null;
+  /** Last node of the prefix chain (render order), or null when nothing is known. */
+  tail: BlockNode | null;
+  /**
+   * Request parameters that invalidate the cache without being prefix bytes (thinking level,
+   * effort, tool_choice, max tokens). Compared by value between requests of a lineage.
+   */
+  params: Record<string, string | number | boolean | null>;
+  /** Provider cache key (`prompt_cache_key`, session id) when known; part of the lineage. */
+  cacheKey?: string;
+  /** Prices known from the transcript itself (e.g. Pi's `usage.cost` per token), USD per million tokens. */
+  prices?: Prices;
+  /** Set when the provider returned an error: the request is shown but does not write a cache entry. */
+  error?: string;
+  /** Human notes from the reader, e.g. "head opaque: Pi 0.73 does not record system prompt or tools". */
+  notes?: string[];
+}
+
+/**
+ * An event of the transcript that the phux context-stream checks need, in transcript order:
+ * a phux context message (where the host placed it), a compaction, a branch/tree movement.
+ */
+export type TranscriptEvent =
+  | { kind: 'context'; text: string; line: number; placement: 'tail' | 'head'; timeMs: number | null }
+  | { kind: 'compaction'; line: number; timeMs: number | null }
+  | { kind: 'branch'; line: number; timeMs: number | null };
+
+/** One host session, normalized. */
+export interface Session {
+  /** `pi`, `opencode`, `botharness`, … */
+  host: string;
+  id: string;
+  /** File (or database) the session was read from. */
+  path: string;
+  title?: string;
+  cwd?: string;
+  /** Requests in send order. */
+  requests: LlmRequest[];
+  diagnostics: Diagnostic[];
+  /** Entry types the reader kept as "ignored", with counts. */
+  ignored: Record<string, number>;
+  /** Transcript events for the phux context-stream checks, in transcript order. */
+  events: TranscriptEvent[];
+  /** Parent session id (OpenCode child sessions), when any. */
+  parentId?: string;
+}
