@@ -51,6 +51,11 @@ export interface Block {
   /** JSON path of the block inside the request body, e.g. `messages[3].content[0]`, `tools[2]`. */
   path: string;
   /**
+   * JSON path of the value the bytes begin at, when it is not `path`: the first block of a message
+   * also carries the message envelope (`{"role":"user","content":[`), so it starts at `messages[3]`.
+   */
+  startPath?: string;
+  /**
    * Canonical bytes (UTF-8), cache markers removed: the exact body bytes in wire mode, a
    * deterministic serialization of the transcript's block in reconstructed mode.
    */

@@ -1,0 +1,226 @@
+/**
+ * Wire mode: turns the exact bytes of a captured request body into prefix blocks.
+ *
+ * Blocks are raw byte spans of the body (never re-serialized: key order is a cause of breaks),
+ * with cache markers (`cache_control`, Bedrock `cachePoint`) cut out and kept as breakpoints,
+ * since markers move from request to request and are not what the cache matches.
+ * Body shapes: Anthropic Messages (https://docs.claude.com/en/api/messages), OpenAI Chat
+ * Completions and Responses (https://platform.openai.com/docs/api-reference); as Pi and the
+ * AI SDK send them (reference/pi.md §2, reference/opencode.md).
+ */
+import type { Block, CacheBreakpoint, Segment } from './model.js';
+import { member, scanSpans, type Span } from './jsonspan.js';
+
+/** The prefix-relevant content of one captured request body. */
+export interface WireRequest {
+  model: string;
+  /** Blocks in the body's segment order: tools, system, messages. */
+  blocks: Block[];
+  /** Non-prefix parameters that can invalidate a cache (thinking, effort, tool_choice, max tokens). */
+  params: Record<string, string | number | boolean | null>;
+  /** `prompt_cache_key` when present. */
+  cacheKey?: string;
+  /** Size of the whole body (bytes). */
+  bodyBytes: number;
+}
+
+/** Wire APIs this module understands. */
+export type WireApi = 'anthropic-messages' | 'openai-completions' | 'openai-responses';
+
+/** Keys that are cache markers, not content. */
+const MARKER_KEYS = new Set(['cache_control', 'cachePoint']);
+/** Top-level keys that are request parameters (compared by value, not hashed). */
+const PARAM_KEYS: Record<WireApi, string[]> = {
+  'anthropic-messages': ['thinking', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'top_k', 'output_config'],
+  'openai-completions': ['reasoning_effort', 'max_completion_tokens', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls'],
+  'openai-responses': ['reasoning', 'max_output_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls', 'text', 'include'],
+};
+
+/** Guesses the wire API from a body's keys (`system`+`messages` → Anthropic, `input` → Responses). */
+export function detectApi(body: Record<string, unknown>): WireApi {
+  if ('input' in body) return 'openai-responses';
+  if ('system' in body || (Array.isArray(body.tools) && body.tools.some((t) => t && typeof t === 'object' && 'input_schema' in t))) {
+    return 'anthropic-messages';
+  }
+  const msgs = body.messages;
+  if (Array.isArray(msgs) && msgs.some((m) => m && typeof m === 'object' && (m as { role?: unknown }).role === 'system')) {
+    return 'openai-completions';
+  }
+  return 'openai-completions';
+}
+
+/**
+ * Parses a captured body into blocks.
+ * @param body the exact request bytes (UTF-8 JSON)
+ * @param api the wire API; detected from the keys when omitted
+ * @throws SyntaxError when the body is not JSON (message includes the byte offset)
+ */
+export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { api: WireApi } {
+  const root = scanSpans(body, 6);
+  const text = (s: Span) => new TextDecoder().decode(body.subarray(s.start, s.end));
+  const json = (s: Span | undefined): unknown => (s ? JSON.parse(text(s)) : undefined);
+  const resolvedApi = api ?? detectApi(JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>);
+  const markers = collectMarkers(root, body);
+  const b = new BlockBuilder(body, markers);
+
+  const tools = member(root, 'tools');
+  tools?.items?.forEach((t, i) => b.add('tools', i, `tools[${i}]`, t.start, t.end));
+
+  const messagesKey = resolvedApi === 'openai-responses' ? 'input' : 'messages';
+  const messages = member(root, messagesKey);
+  if (resolvedApi === 'anthropic-messages') {
+    const system = member(root, 'system');
+    if (system?.items) system.items.forEach((s, i) => b.add('system', i, `system[${i}]`, s.start, s.end));
+    else if (system) b.add('system', 0, 'system', system.start, system.end);
+  }
+  let systemItem = b.count('system');
+  let messageItem = 0;
+  messages?.items?.forEach((m, i) => {
+    const role = json(member(m, 'role'));
+    const path = `${messagesKey}[${i}]`;
+    if (role === 'system' || role === 'developer') {
+      b.add('system', systemItem++, path, m.start, m.end, String(role));
+      return;
+    }
+    b.addMessage(messageItem++, path, m, typeof role === 'string' ? role : String(json(member(m, 'type')) ?? ''));
+  });
+
+  const params: WireRequest['params'] = {};
+  for (const key of PARAM_KEYS[resolvedApi]) {
+    const v = member(root, key);
+    if (v) params[key] = v.type === 'object' || v.type === 'array' ? text(v) : (json(v) as string | number | boolean | null);
+  }
+  const cacheKey = json(member(root, 'prompt_cache_key'));
+  return {
+    api: resolvedApi,
+    model: String(json(member(root, 'model')) ?? ''),
+    blocks: b.blocks,
+    params,
+    cacheKey: typeof cacheKey === 'string' ? cacheKey : undefined,
+    bodyBytes: body.length,
+  };
+}
+
+interface Marker {
+  /** Range to cut: the member with its separating comma. */
+  cut: [number, number];
+  breakpoint: CacheBreakpoint;
+}
+
+/** Finds every cache-marker member (within the scanned depth) and the bytes to cut for it. */
+function collectMarkers(root: Span, body: Uint8Array): Marker[] {
+  const out: Marker[] = [];
+  const visit = (s: Span) => {
+    if (s.members) {
+      s.members.forEach((m, i) => {
+        if (MARKER_KEYS.has(m.key)) {
+          // Cut ",<key>:<value>" or, for the first member, "<key>:<value>,".
+          const next = s.members![i + 1];
+          const cut: [number, number] =
+            i > 0 ? [s.members![i - 1].value.end, m.value.end] : [m.keyStart, next ? next.keyStart : m.value.end];
+          out.push({ cut, breakpoint: { ttlSeconds: ttlOf(body, m.value) } });
+        } else visit(m.value);
+      });
+    }
+    s.items?.forEach(visit);
+  };
+  visit(root);
+  return out.sort((a, b) => a.cut[0] - b.cut[0]);
+}
+
+function ttlOf(body: Uint8Array, v: Span): number {
+  try {
+    const o = JSON.parse(new TextDecoder().decode(body.subarray(v.start, v.end))) as { ttl?: string };
+    return o?.ttl === '1h' ? 3600 : 300;
+  } catch {
+    return 300;
+  }
+}
+
+/** Accumulates blocks from raw spans, cutting markers out of their bytes. */
+export class BlockBuilder {
+  readonly blocks: Block[] = [];
+  /**
+   * @param body the document the spans point into
+   * @param markers cache markers to cut (from the whole document)
+   * @param wire true when `body` is the exact request body (block offsets are then body offsets)
+   */
+  constructor(
+    private readonly body: Uint8Array,
+    private readonly markers: Marker[] = [],
+    private readonly wire = true,
+  ) {}
+
+  count(segment: Segment): number {
+    return this.blocks.filter((x) => x.segment === segment).length;
+  }
+
+  add(segment: Segment, item: number, path: string, start: number, end: number, role?: string, startPath?: string, origin?: string): void {
+    const inside = this.markers.filter((m) => m.cut[0] >= start && m.cut[1] <= end);
+    const parts: Uint8Array[] = [];
+    const removed: Array<[number, number]> = [];
+    let at = start;
+    for (const m of inside) {
+      parts.push(this.body.subarray(at, m.cut[0]));
+      removed.push([m.cut[0] - start, m.cut[1] - start]);
+      at = m.cut[1];
+    }
+    parts.push(this.body.subarray(at, end));
+    const bytes = parts.length === 1 ? Uint8Array.from(parts[0]) : Uint8Array.from(Buffer.concat(parts));
+    const breakpoint = inside.length
+      ? { ttlSeconds: Math.max(...inside.map((m) => m.breakpoint.ttlSeconds)) }
+      : undefined;
+    const block: Block = { segment, item, path, bytes };
+    if (startPath && startPath !== path) block.startPath = startPath;
+    if (this.wire) block.bodyOffset = start;
+    if (removed.length) block.removed = removed;
+    if (breakpoint) block.breakpoint = breakpoint;
+    if (role) block.role = role;
+    if (origin) block.origin = origin;
+    this.blocks.push(block);
+  }
+
+  /**
+   * One block per content element; the message envelope is folded into the first block (from
+   * the message start) and the last block (to the message end), so every byte of the message
+   * belongs to a block. A string content or a non-message item is one block.
+   */
+  addMessage(item: number, path: string, m: Span, role: string, origin?: string): void {
+    const content = member(m, 'content');
+    const parts = content?.items;
+    if (!parts || parts.length === 0) {
+      this.add('messages', item, path, m.start, m.end, role, undefined, origin);
+      return;
+    }
+    parts.forEach((p, j) => {
+      const start = j === 0 ? m.start : p.start;
+      const end = j === parts.length - 1 ? m.end : p.end;
+      this.add('messages', item, `${path}.content[${j}]`, start, end, role, j === 0 ? path : undefined, origin);
+    });
+  }
+}
+
+/**
+ * Reconstructed mode: blocks of one message given as a plain object, split exactly the way a
+ * wire body's message is (envelope folded into the first and last content blocks). The bytes are
+ * `JSON.stringify(message)` (insertion key order), so a reader should build the object with the
+ * keys in the order the host sends them. Markers are not expected in reconstructed messages.
+ * @param item message index within the messages segment
+ * @param path JSON path of the message in the body the host would send, e.g. `messages[4]`
+ */
+export function messageBlocks(item: number, path: string, message: Record<string, unknown>, origin?: string): Block[] {
+  const bytes = new TextEncoder().encode(JSON.stringify(message));
+  const b = new BlockBuilder(bytes, [], false);
+  const role = typeof message.role === 'string' ? message.role : typeof message.type === 'string' ? message.type : '';
+  b.addMessage(item, path, scanSpans(bytes, 3), role, origin);
+  return b.blocks;
+}
+
+/**
+ * Reconstructed mode: one opaque block standing for the head (tools + system) that the host
+ * did not record. Readers share one such block per session (or per known head version).
+ * @param label distinguishes heads known to differ (e.g. `"pi:opaque"`); same label = assumed same head
+ */
+export function opaqueHeadBlock(label: string): Block {
+  return { segment: 'head', item: 0, path: '(head)', bytes: new TextEncoder().encode(label) };
+}
