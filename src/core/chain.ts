@@ -21,6 +21,8 @@ export class BlockNode {
   private digest: Uint8Array | undefined;
   /** Total canonical bytes from the first block through this one (bytes). */
   readonly bytesThrough: number;
+  /** The nearest node at or above this one whose block carries a cache breakpoint. */
+  readonly lastMarked: BlockNode | null;
 
   constructor(
     readonly prev: BlockNode | null,
@@ -28,6 +30,7 @@ export class BlockNode {
   ) {
     this.depth = prev ? prev.depth + 1 : 1;
     this.bytesThrough = (prev ? prev.bytesThrough : 0) + block.bytes.length;
+    this.lastMarked = block.breakpoint ? this : (prev?.lastMarked ?? null);
     this.jump = [];
     let up = prev;
     for (let i = 0; up; i++) {
@@ -109,6 +112,13 @@ export function commonDepth(a: BlockNode | null, b: BlockNode | null): number {
     }
   }
   return x.depth - 1;
+}
+
+/** Nodes carrying a cache breakpoint, newest first. */
+export function markedNodes(tail: BlockNode | null): BlockNode[] {
+  const out: BlockNode[] = [];
+  for (let n = tail?.lastMarked ?? null; n; n = n.prev?.lastMarked ?? null) out.push(n);
+  return out;
 }
 
 /** Blocks of a chain from first to last (allocates; for display and small chains). */

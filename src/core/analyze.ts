@@ -1,0 +1,357 @@
+/**
+ * The judge: per request, which cache entry it could read, where its prefix broke, why, what the
+ * provider should have read, what it did read, and what the break cost.
+ *
+ * Pipeline position: read → normalize → hash (chain.ts) → diverge (diverge.ts) → judge (here)
+ * → view model (src/report).
+ */
+import { commonDepth, markedNodes, type BlockNode } from './chain.js';
+import { classifyBreak, paramsCause, type Cause } from './classify.js';
+import { diverge, type BreakPoint } from './diverge.js';
+import type { LlmRequest, Segment, Session } from './model.js';
+import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules } from './rules.js';
+
+/** Verdict per request (DESIGN.md "verdict"). */
+export type Verdict = 'cold' | 'hit' | 'break' | 'ttl-expired' | 'below-minimum' | 'model-switch' | 'unexplained-miss' | 'unknown';
+
+/** How many recent requests of a lineage are compared as candidate cache entries. */
+export const CANDIDATES = 8;
+/** An observed read below this share of the expected read counts as collapsed. */
+export const COLLAPSE_RATIO = 0.5;
+
+/** The judgement of one request. Token figures are tokens; money is USD; times are ms. */
+export interface RequestAnalysis {
+  request: LlmRequest;
+  /** Lineage key: requests that can share a cache (kind, provider, model, cache key). */
+  lineage: string;
+  /** Provider family whose rules applied (provider-rules.json). */
+  family: string;
+  /** Prefix hash of the whole request (12 hex), null when no chain is known. */
+  prefixHash: string | null;
+  /** Prefix hash at the end of each segment (cumulative, as the cache sees it), 12 hex. */
+  segments: Record<Segment | 'head', string | null>;
+  verdict: Verdict;
+  causes: Cause[];
+  break: BreakPoint | null;
+  /** Index of the earlier request whose cache entry this one was compared with. */
+  matched: number | null;
+  /** Time since the matched request (ms), null when unknown. */
+  gapMs: number | null;
+  /** Prompt tokens (observed when usage is known, else estimated from bytes). */
+  promptTokens: number | null;
+  /** Tokens the provider should have read from cache (estimate), null when unknown. */
+  expectedRead: number | null;
+  /** Tokens the provider reported as read from cache, null when usage is unknown. */
+  observedRead: number | null;
+  /** Cached tokens the break made the provider bill again (estimate). */
+  lostTokens: number;
+  /** Extra cost of the break in USD; null when prices are unknown. */
+  costUSD: number | null;
+  /** The prefix is byte-identical to the previous request of the lineage (e.g. a retry). */
+  sameAsPrevious: boolean;
+}
+
+/** A session with every request judged. */
+export interface SessionAnalysis {
+  session: Session;
+  requests: RequestAnalysis[];
+  /** Token estimate from canonical bytes, calibrated on the session's observed usage: a + b·bytes. */
+  tokenModel: { base: number; perByte: number; calibrated: boolean };
+  totals: {
+    requests: number;
+    breaks: number;
+    /** Observed tokens (sums over requests with usage). */
+    cacheRead: number;
+    cacheWrite: number;
+    uncached: number;
+    output: number;
+    lostTokens: number;
+    /** Sum of known break costs, USD. */
+    costUSD: number;
+    /** cacheRead / prompt tokens over requests with usage, 0..1; null without usage. */
+    hitRate: number | null;
+  };
+}
+
+interface Entry {
+  req: LlmRequest;
+  tail: BlockNode;
+  /** Last time this entry was written or read (ms). */
+  lastUse: number | null;
+  ttlMs: number;
+}
+
+interface Lineage {
+  family: ProviderFamily;
+  minimum: number;
+  recent: Entry[];
+  /** Anthropic-style entries: prefix hash (hex) at a breakpoint → expiry (ms, null = unknown time). */
+  written: Map<string, { expires: number | null; tokens: number }>;
+}
+
+/**
+ * Judges every request of a session, in send order.
+ * @param rules provider rules (defaults to the bundled provider-rules.json)
+ */
+export function analyzeSession(session: Session, rules: ProviderRules = defaultRules): SessionAnalysis {
+  const tokenModel = calibrate(session.requests);
+  const tokensAt = (n: BlockNode | null) => (n ? Math.round(tokenModel.base + tokenModel.perByte * n.bytesThrough) : 0);
+  const lineages = new Map<string, Lineage>();
+  const out: RequestAnalysis[] = [];
+  let lastAgent: LlmRequest | null = null;
+
+  for (const req of session.requests) {
+    const key = lineageKey(req);
+    let lin = lineages.get(key);
+    const family = lin?.family ?? familyFor(req.model, req.api, rules);
+    const a = blank(req, key, family.id);
+    a.observedRead = req.usage ? req.usage.cacheRead : null;
+    a.promptTokens = req.usage ? req.usage.uncached + req.usage.cacheRead + req.usage.cacheWrite : req.tail ? tokensAt(req.tail) : null;
+    out.push(a);
+    if (!req.tail) {
+      a.verdict = 'unknown';
+      continue;
+    }
+    fillHashes(a, req.tail);
+    if (!lin) {
+      lin = { family, minimum: minimumTokens(family, req.model), recent: [], written: new Map() };
+      lineages.set(key, lin);
+    }
+    const now = req.timeMs;
+    const previous = lin.recent[lin.recent.length - 1];
+    if (previous) a.sameAsPrevious = Buffer.compare(previous.tail.hash, req.tail.hash) === 0;
+
+    // The candidate entry that shares the longest prefix; ties go to the newest.
+    let best: Entry | null = null;
+    let bestDepth = -1;
+    for (let i = lin.recent.length - 1; i >= 0; i--) {
+      const d = commonDepth(lin.recent[i].tail, req.tail);
+      if (d > bestDepth) {
+        best = lin.recent[i];
+        bestDepth = d;
+      }
+    }
+    const alive = (e: Entry) => now === null || e.lastUse === null || now - e.lastUse <= e.ttlMs;
+    a.expectedRead = expectedRead(lin, req.tail, now, tokensAt, alive);
+
+    if (req.error) {
+      a.verdict = 'unknown';
+    } else if (!best) {
+      if (req.kind === 'agent' && lastAgent && (lastAgent.model !== req.model || lastAgent.provider !== req.provider)) {
+        a.verdict = 'model-switch';
+        a.causes.push({ kind: 'model-switch', detail: `${lastAgent.provider}/${lastAgent.model} → ${req.provider}/${req.model}`, certainty: 'certain' });
+      } else a.verdict = 'cold';
+    } else {
+      a.matched = best.req.index;
+      a.gapMs = now !== null && best.req.timeMs !== null ? now - best.req.timeMs : null;
+      const bp = diverge(best.tail, req.tail);
+      const params = paramsCause(best.req, req, lin.family.invalidates.params);
+      if (bp) {
+        a.break = bp;
+        a.causes.push(...classifyBreak(bp, best.tail, req.tail));
+      } else if (params) {
+        a.break = paramsBreak(best.req, req, lin.family.invalidates.params);
+      }
+      if (params) a.causes.push(params);
+      const collapsed =
+        a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0 && a.observedRead < a.expectedRead * COLLAPSE_RATIO;
+      // A params-only break the provider's rules predict, but the observed read contradicts.
+      const paramsOnly = !bp && params !== null;
+      if (paramsOnly && a.observedRead !== null && !collapsed) {
+        params!.certainty = 'likely';
+        params!.detail += ' (the provider still read the cache)';
+        a.break = null;
+      }
+      if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
+      else if (!alive(best)) a.verdict = 'ttl-expired';
+      else if (a.break) a.verdict = 'break';
+      else if (collapsed && req.tail.at(1)?.block.segment === 'head') {
+        a.verdict = 'break';
+        a.break = headBreak();
+        a.causes.push(...classifyBreak(a.break, best.tail, req.tail));
+      } else if (collapsed) a.verdict = 'unexplained-miss';
+      else a.verdict = 'hit';
+      if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
+        const full = entryTokens(lin, best, tokensAt);
+        const read = a.observedRead ?? a.expectedRead ?? 0;
+        a.lostTokens = Math.max(0, full - read);
+        const prices = pricesFor(req, lin.family, rules);
+        const rebill = prices ? (lin.family.breakpoints.explicit ? prices.cacheWrite : prices.input) : 0;
+        a.costUSD = prices ? (a.lostTokens * Math.max(0, rebill - prices.cacheRead)) / 1e6 : null;
+      }
+    }
+    if (a.verdict !== 'break' && a.verdict !== 'ttl-expired' && a.verdict !== 'unexplained-miss') a.costUSD = a.costUSD ?? (pricesFor(req, family, rules) ? 0 : null);
+
+    if (!req.error) {
+      record(lin, req, now, tokensAt, best && alive(best) ? best : null);
+      if (req.kind === 'agent') lastAgent = req;
+    }
+  }
+  return { session, requests: out, tokenModel, totals: totals(out) };
+}
+
+/** Lineage key: kind, provider, model and provider cache key. */
+export function lineageKey(req: LlmRequest): string {
+  return [req.kind, req.provider, req.model, req.cacheKey ?? ''].join('|');
+}
+
+function blank(request: LlmRequest, lineage: string, family: string): RequestAnalysis {
+  return {
+    request,
+    lineage,
+    family,
+    prefixHash: null,
+    segments: { head: null, tools: null, system: null, messages: null },
+    verdict: 'unknown',
+    causes: [],
+    break: null,
+    matched: null,
+    gapMs: null,
+    promptTokens: null,
+    expectedRead: null,
+    observedRead: null,
+    lostTokens: 0,
+    costUSD: null,
+    sameAsPrevious: false,
+  };
+}
+
+/** Prefix hash at the end of each segment; head segments are short, so walk them from the start. */
+function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
+  a.prefixHash = tail.shortHash;
+  for (let d = 1; d <= tail.depth; d++) {
+    const n = tail.at(d)!;
+    if (n.block.segment === 'messages') break;
+    a.segments[n.block.segment] = n.shortHash;
+  }
+  if (tail.block.segment === 'messages') a.segments.messages = tail.shortHash;
+}
+
+/**
+ * Tokens the provider should read: for explicit-breakpoint families, the longest live entry
+ * written at a breakpoint that one of this request's breakpoints reaches within the lookback;
+ * for implicit families, the longest common prefix with a live earlier request, in steps.
+ */
+function expectedRead(
+  lin: Lineage,
+  tail: BlockNode,
+  now: number | null,
+  tokensAt: (n: BlockNode | null) => number,
+  alive: (e: Entry) => boolean,
+): number {
+  const f = lin.family;
+  if (f.breakpoints.explicit) {
+    let best = 0;
+    for (const b of markedNodes(tail).slice(0, f.breakpoints.max)) {
+      for (let p = b.depth; p > Math.max(0, b.depth - f.breakpoints.lookbackBlocks); p--) {
+        const node = tail.at(p)!;
+        const w = lin.written.get(Buffer.from(node.hash).toString('hex'));
+        if (w && (now === null || w.expires === null || w.expires >= now)) {
+          best = Math.max(best, w.tokens);
+          break;
+        }
+      }
+    }
+    return best;
+  }
+  let depth = 0;
+  for (const e of lin.recent) if (alive(e)) depth = Math.max(depth, commonDepth(e.tail, tail));
+  const tokens = depth ? tokensAt(tail.at(depth)) : 0;
+  const stepped = Math.floor(tokens / f.stepTokens) * f.stepTokens;
+  return stepped >= lin.minimum ? stepped : 0;
+}
+
+/** What an entry would let a request read if nothing changed (tokens). */
+function entryTokens(lin: Lineage, e: Entry, tokensAt: (n: BlockNode | null) => number): number {
+  if (lin.family.breakpoints.explicit) {
+    const marks = markedNodes(e.tail);
+    const t = marks.length ? tokensAt(marks[0]) : 0;
+    return t >= lin.minimum ? t : 0;
+  }
+  const t = Math.floor(tokensAt(e.tail) / lin.family.stepTokens) * lin.family.stepTokens;
+  return t >= lin.minimum ? t : 0;
+}
+
+/** Records a request as a cache entry (and refreshes the entry it read). */
+function record(lin: Lineage, req: LlmRequest, now: number | null, tokensAt: (n: BlockNode | null) => number, read: Entry | null): void {
+  const tail = req.tail!;
+  const marks = markedNodes(tail);
+  const ttlSeconds = Math.max(
+    lin.family.ttlSeconds.default,
+    ...marks.map((m) => m.block.breakpoint!.ttlSeconds),
+    req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0,
+  );
+  if (read) read.lastUse = now;
+  lin.recent.push({ req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 });
+  if (lin.recent.length > CANDIDATES) lin.recent.shift();
+  if (lin.family.breakpoints.explicit) {
+    for (const m of marks.slice(0, lin.family.breakpoints.max)) {
+      const tokens = tokensAt(m);
+      if (tokens < lin.minimum) continue;
+      const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
+      lin.written.set(Buffer.from(m.hash).toString('hex'), { expires: now === null ? null : now + ttl, tokens });
+    }
+  }
+}
+
+function paramsBreak(prev: LlmRequest, req: LlmRequest, keys: string[]): BreakPoint {
+  const k = keys.find((x) => (prev.params[x] ?? null) !== (req.params[x] ?? null)) ?? '';
+  return {
+    segment: 'params',
+    blockIndex: 0,
+    path: k,
+    byteOffset: 0,
+    before: String(prev.params[k] ?? '(none)').slice(0, 80),
+    after: String(req.params[k] ?? '(none)').slice(0, 80),
+    depth: 0,
+    offsetInBlock: 0,
+  };
+}
+
+function headBreak(): BreakPoint {
+  return { segment: 'head', blockIndex: 0, path: '(head)', byteOffset: 0, before: '', after: '', depth: 1, offsetInBlock: 0 };
+}
+
+/**
+ * Least-squares fit of observed prompt tokens against canonical prefix bytes: tokens ≈ base +
+ * perByte·bytes. In reconstructed mode `base` absorbs the opaque head. Defaults to 4 bytes/token.
+ */
+function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
+  const pts: Array<[number, number]> = [];
+  for (const r of requests) {
+    if (!r.usage || !r.tail || r.error) continue;
+    const y = r.usage.uncached + r.usage.cacheRead + r.usage.cacheWrite;
+    if (y > 0) pts.push([r.tail.bytesThrough, y]);
+  }
+  const fallback = 0.25;
+  if (!pts.length) return { base: 0, perByte: fallback, calibrated: false };
+  const n = pts.length;
+  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
+  const my = pts.reduce((s, p) => s + p[1], 0) / n;
+  const sxx = pts.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
+  const sxy = pts.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0);
+  let perByte = sxx > 0 ? sxy / sxx : fallback;
+  if (!(perByte > 0)) perByte = fallback;
+  const base = Math.max(0, my - perByte * mx);
+  return { base, perByte, calibrated: true };
+}
+
+function totals(rs: RequestAnalysis[]): SessionAnalysis['totals'] {
+  const t = { requests: rs.length, breaks: 0, cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0, lostTokens: 0, costUSD: 0, hitRate: null as number | null };
+  let prompt = 0;
+  for (const r of rs) {
+    if (r.verdict === 'break') t.breaks++;
+    const u = r.request.usage;
+    if (u) {
+      t.cacheRead += u.cacheRead;
+      t.cacheWrite += u.cacheWrite;
+      t.uncached += u.uncached;
+      t.output += u.output;
+      prompt += u.uncached + u.cacheRead + u.cacheWrite;
+    }
+    t.lostTokens += r.lostTokens;
+    t.costUSD += r.costUSD ?? 0;
+  }
+  t.hitRate = prompt > 0 ? t.cacheRead / prompt : null;
+  return t;
+}

@@ -1,0 +1,221 @@
+/**
+ * Cause classification of a cache break (DESIGN.md "cause" classes).
+ */
+import type { BlockNode } from './chain.js';
+import type { BreakPoint } from './diverge.js';
+import type { Block, LlmRequest } from './model.js';
+
+/** Cause classes, in the field's terms. */
+export type CauseKind =
+  | 'system-changed'
+  | 'tools-changed'
+  | 'history-rewritten'
+  | 'representation-only'
+  | 'volatile-value'
+  | 'params-changed'
+  | 'model-switch'
+  | 'phux-context-in-head'
+  | 'persona-drift';
+
+/**
+ * One cause of a break. `certainty` is `likely` when the evidence is indirect (e.g. an opaque
+ * head in reconstructed mode), `certain` when the changed bytes show it.
+ */
+export interface Cause {
+  kind: CauseKind;
+  /** Human detail, e.g. "tool `bash` schema bytes", "compaction at message 0", "line 42". */
+  detail: string;
+  certainty: 'certain' | 'likely';
+}
+
+/** Patterns of values that change by themselves (dates, times, ids, machine paths). */
+const VOLATILE: Array<[string, RegExp]> = [
+  ['date', /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]* \w+ \d{1,2}\b/],
+  ['time', /\b\d{1,2}:\d{2}(:\d{2})?\b/],
+  ['uuid', /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i],
+  ['cwd', /(\/home\/|\/Users\/|\/tmp\/|\/private\/var\/|[A-Z]:\\\\)/],
+  ['nonce', /\b[0-9a-f]{16,}\b/i],
+];
+
+/**
+ * Causes of a break located in the prefix bytes.
+ * @param bp the break point (request vs matched entry)
+ * @param entry chain tail of the matched cache entry; @param request chain tail of the request
+ */
+export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause[] {
+  const causes: Cause[] = [];
+  const region = changedRegion(bp);
+  if (bp.segment === 'tools') causes.push(toolsCause(entry, request));
+  else if (bp.segment === 'system') {
+    causes.push({ kind: 'system-changed', detail: systemDetail(bp), certainty: 'certain' });
+    if (/<phux-context/.test(region.old + region.new)) {
+      causes.push({ kind: 'phux-context-in-head', detail: 'a phux context message is rendered in the system prompt', certainty: 'certain' });
+    }
+  } else if (bp.segment === 'head') {
+    causes.push({
+      kind: 'system-changed',
+      detail: 'the head (system prompt and tools) changed; the transcript does not record it',
+      certainty: 'likely',
+    });
+  } else if (bp.segment === 'messages') {
+    causes.push(messagesCause(bp, entry, request));
+  }
+  const volatile = VOLATILE.filter(([, re]) => re.test(region.old) || re.test(region.new)).map(([name]) => name);
+  if (volatile.length && bp.segment !== 'head') {
+    causes.push({ kind: 'volatile-value', detail: `${volatile.join(', ')} in the changed bytes`, certainty: 'likely' });
+  }
+  return causes;
+}
+
+/**
+ * Causes for requests whose prefix bytes match but whose parameters differ in a way the family
+ * says invalidates the cache (e.g. Anthropic thinking → messages tier).
+ */
+export function paramsCause(prev: LlmRequest, req: LlmRequest, invalidating: string[]): Cause | null {
+  const changed = invalidating.filter((k) => (prev.params[k] ?? null) !== (req.params[k] ?? null));
+  if (!changed.length) return null;
+  const detail = changed.map((k) => `${k}: ${show(prev.params[k])} → ${show(req.params[k])}`).join('; ');
+  return { kind: 'params-changed', detail, certainty: 'certain' };
+}
+
+function show(v: unknown): string {
+  return v === undefined || v === null ? '(none)' : String(v);
+}
+
+/** The changed bytes on both sides: from a little before the first change to the common suffix. */
+function changedRegion(bp: BreakPoint): { old: string; new: string } {
+  const o = bp.oldBlock?.bytes ?? new Uint8Array();
+  const n = bp.newBlock?.bytes ?? new Uint8Array();
+  let suffix = 0;
+  const max = Math.min(o.length, n.length) - bp.offsetInBlock;
+  while (suffix < max && o[o.length - 1 - suffix] === n[n.length - 1 - suffix]) suffix++;
+  const dec = new TextDecoder();
+  const from = Math.max(0, bp.offsetInBlock - 16);
+  const cap = (end: number) => Math.min(end, bp.offsetInBlock + 4096);
+  return {
+    old: dec.decode(o.subarray(from, cap(Math.max(o.length - suffix + 16, bp.offsetInBlock)))),
+    new: dec.decode(n.subarray(from, cap(Math.max(n.length - suffix + 16, bp.offsetInBlock)))),
+  };
+}
+
+/** Blocks of one segment of a chain, in order (walks from the start; segments are contiguous). */
+function segmentBlocks(tail: BlockNode, segment: Block['segment']): Block[] {
+  const out: Block[] = [];
+  for (let d = 1; d <= tail.depth; d++) {
+    const b = tail.at(d)!.block;
+    if (b.segment === segment) out.push(b);
+    else if (out.length) break;
+  }
+  return out;
+}
+
+function parse(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+function toolName(b: Block): string {
+  const t = parse(b.bytes) as { name?: string; function?: { name?: string } } | undefined;
+  return t?.name ?? t?.function?.name ?? `#${b.item}`;
+}
+
+/** Deep equality ignoring object key order (to tell "key order only" from real schema changes). */
+function sameIgnoringKeyOrder(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || !a || !b) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => k in b && sameIgnoringKeyOrder((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+function toolsCause(entry: BlockNode, request: BlockNode): Cause {
+  const oldTools = segmentBlocks(entry, 'tools');
+  const newTools = segmentBlocks(request, 'tools');
+  const oldNames = oldTools.map(toolName);
+  const newNames = newTools.map(toolName);
+  const added = newNames.filter((n) => !oldNames.includes(n));
+  const removed = oldNames.filter((n) => !newNames.includes(n));
+  const parts: string[] = [];
+  if (added.length) parts.push(`added ${added.join(', ')}`);
+  if (removed.length) parts.push(`removed ${removed.join(', ')}`);
+  if (!added.length && !removed.length && oldNames.join('\0') !== newNames.join('\0')) {
+    parts.push(`reordered: ${oldNames.join(', ')} → ${newNames.join(', ')}`);
+  }
+  if (!parts.length) {
+    const changed = newTools.filter((t, i) => Buffer.compare(t.bytes, oldTools[i]?.bytes ?? new Uint8Array()) !== 0);
+    const keyOrderOnly = changed.every((t) => sameIgnoringKeyOrder(parse(t.bytes), parse(oldTools[t.item]?.bytes ?? new Uint8Array())));
+    const names = changed.map(toolName).join(', ');
+    parts.push(keyOrderOnly ? `key order only in ${names}` : `schema bytes of ${names}`);
+  }
+  return { kind: 'tools-changed', detail: parts.join('; '), certainty: 'certain' };
+}
+
+/** "line N: <text>" of a system text block around the changed byte (JSON-escaped newlines counted). */
+function systemDetail(bp: BreakPoint): string {
+  const bytes = bp.newBlock?.bytes ?? new Uint8Array();
+  const text = new TextDecoder().decode(bytes.subarray(0, bp.offsetInBlock));
+  const line = text.split('\\n').length;
+  const all = new TextDecoder().decode(bytes);
+  const startOfLine = text.lastIndexOf('\\n') + 2;
+  let end = all.indexOf('\\n', startOfLine);
+  if (end < 0) end = all.length;
+  let lineText = all.slice(Math.max(0, startOfLine > 1 ? startOfLine : 0), end);
+  try {
+    lineText = JSON.parse(`"${lineText}"`) as string;
+  } catch {
+    /* keep the raw text */
+  }
+  return `block ${bp.blockIndex}, line ${line}: ${lineText.slice(0, 120)}`;
+}
+
+/** The whole JSON of message `item` as a request chain holds it (blocks joined back). */
+function messageJson(tail: BlockNode, item: number): unknown {
+  const parts: Uint8Array[] = [];
+  for (let n: BlockNode | null = tail; n; n = n.prev) {
+    const b = n.block;
+    if (b.segment === 'messages' && b.item > item) continue;
+    if (b.segment !== 'messages' || b.item < item) break;
+    parts.unshift(b.bytes);
+  }
+  const text = parts.map((p) => new TextDecoder().decode(p)).join(',');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Plain text of a message in any of the wire shapes (string content, text blocks, parts). */
+function messageText(m: unknown): string | undefined {
+  if (!m || typeof m !== 'object') return undefined;
+  const c = (m as { content?: unknown }).content;
+  if (typeof c === 'string') return c;
+  if (Array.isArray(c)) return c.map((p) => (p && typeof p === 'object' ? String((p as { text?: unknown }).text ?? JSON.stringify(p)) : String(p))).join('');
+  return undefined;
+}
+
+function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause {
+  const n = bp.newBlock!;
+  const at = `message ${bp.blockIndex}`;
+  if (n.origin === 'compaction-summary') {
+    return { kind: 'history-rewritten', detail: `compaction: history replaced by a summary at ${at}`, certainty: 'certain' };
+  }
+  if (n.origin === 'branch-summary') {
+    return { kind: 'history-rewritten', detail: `branch: the conversation moved to another branch at ${at}`, certainty: 'certain' };
+  }
+  const oldMsg = messageJson(entry, bp.oldBlock!.item);
+  const newMsg = messageJson(request, n.item);
+  const ot = messageText(oldMsg);
+  const nt = messageText(newMsg);
+  const oldRole = (oldMsg as { role?: unknown } | undefined)?.role;
+  const newRole = (newMsg as { role?: unknown } | undefined)?.role;
+  if (ot !== undefined && ot === nt && oldRole === newRole) {
+    return { kind: 'representation-only', detail: `same text, other encoding at ${at}`, certainty: 'certain' };
+  }
+  return { kind: 'history-rewritten', detail: `edit at ${at}`, certainty: 'certain' };
+}

@@ -1,0 +1,98 @@
+/**
+ * Divergence: where a request's prefix chain first differs from a cache entry's chain.
+ */
+import { commonDepth, type BlockNode } from './chain.js';
+import type { Block, BreakSegment } from './model.js';
+import { pathAtOffset } from './jsonspan.js';
+
+/** Bytes of excerpt shown on each side of a break (before = cached entry, after = request). */
+export const EXCERPT_BYTES = 80;
+/** Of those, how many come before the first changed byte. */
+const EXCERPT_LEAD = 24;
+
+/**
+ * The first divergence of a request against a cache entry.
+ * `byteOffset`: in wire mode the offset of the first changed byte in the request body (bytes);
+ * in reconstructed mode the offset in the request's canonical prefix bytes.
+ */
+export interface BreakPoint {
+  segment: BreakSegment;
+  /** Index of the item within its segment (tool index, system block index, message index). */
+  blockIndex: number;
+  /** JSON path of the first changed byte, e.g. `messages[0].content[0].text`. */
+  path: string;
+  byteOffset: number;
+  /** Up to 80 bytes of the cached entry around the change (UTF-8 text, untrusted). */
+  before: string;
+  /** Up to 80 bytes of the request around the change (UTF-8 text, untrusted). */
+  after: string;
+  /** Depth (1-based block count) of the first differing block in the request chain. */
+  depth: number;
+  /** Offset of the first changed byte inside the differing block (bytes). */
+  offsetInBlock: number;
+  /** The differing blocks (old = cache entry's, new = request's); absent when one side ends. */
+  oldBlock?: Block;
+  newBlock?: Block;
+}
+
+/**
+ * Locates the first divergence between an entry chain and a request chain.
+ * Returns null when the request extends (or equals, or is a prefix of) the entry.
+ */
+export function diverge(entry: BlockNode | null, request: BlockNode | null): BreakPoint | null {
+  if (!request) return null;
+  const common = commonDepth(entry, request);
+  if (!entry || common >= entry.depth || common >= request.depth) return null;
+  const oldNode = entry.at(common + 1)!;
+  const newNode = request.at(common + 1)!;
+  return locate(oldNode, newNode);
+}
+
+function locate(oldNode: BlockNode, newNode: BlockNode): BreakPoint {
+  const o = oldNode.block;
+  const n = newNode.block;
+  const sameItem = o.segment === n.segment;
+  const off = sameItem ? firstDiff(o.bytes, n.bytes) : 0;
+  const base = n.startPath ?? n.path;
+  const inner = n.segment === 'head' ? '' : pathAtOffset(n.bytes, off);
+  const byteOffset = n.bodyOffset !== undefined ? n.bodyOffset + rawOffset(off, n.removed) : (newNode.prev?.bytesThrough ?? 0) + off;
+  return {
+    segment: n.segment,
+    blockIndex: n.item,
+    path: n.segment === 'head' ? '(head)' : base + inner,
+    byteOffset,
+    before: excerpt(o.bytes, off),
+    after: excerpt(n.bytes, off),
+    depth: newNode.depth,
+    offsetInBlock: off,
+    oldBlock: o,
+    newBlock: n,
+  };
+}
+
+/** Offset of the first differing byte (length of the common prefix of two byte strings). */
+export function firstDiff(a: Uint8Array, b: Uint8Array): number {
+  const len = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < len && a[i] === b[i]) i++;
+  return i;
+}
+
+/** Maps an offset in marker-stripped bytes back to the raw span (markers re-inserted). */
+function rawOffset(off: number, removed: Array<[number, number]> | undefined): number {
+  let raw = off;
+  for (const [s, e] of removed ?? []) {
+    if (s <= raw) raw += e - s;
+    else break;
+  }
+  return raw;
+}
+
+/** UTF-8 text around `off`, at most EXCERPT_BYTES bytes, never splitting a character. */
+export function excerpt(bytes: Uint8Array, off: number): string {
+  let start = Math.max(0, off - EXCERPT_LEAD);
+  let end = Math.min(bytes.length, start + EXCERPT_BYTES);
+  while (start < end && (bytes[start] & 0xc0) === 0x80) start++;
+  while (end > start && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(start, end));
+}

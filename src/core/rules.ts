@@ -1,0 +1,67 @@
+/**
+ * Provider caching rules, loaded from `provider-rules.json` (data, with sources per family).
+ */
+import { z } from 'zod';
+import data from './provider-rules.json';
+import type { LlmRequest, Prices, Segment } from './model.js';
+
+const FamilySchema = z.object({
+  id: z.string(),
+  apis: z.array(z.string()),
+  match: z.string(),
+  renderOrder: z.array(z.enum(['tools', 'system', 'messages'])),
+  breakpoints: z.object({ explicit: z.boolean(), max: z.number(), lookbackBlocks: z.number() }),
+  minimumTokens: z.array(z.object({ match: z.string(), tokens: z.number() })),
+  stepTokens: z.number(),
+  ttlSeconds: z.object({ default: z.number(), extended: z.number() }),
+  multipliers: z.object({ read: z.number(), write5m: z.number(), write1h: z.number() }),
+  invalidates: z.object({ params: z.array(z.string()) }),
+  sources: z.array(z.string()),
+});
+const RulesSchema = z.object({
+  families: z.array(FamilySchema),
+  fallbacks: z.record(z.string(), z.string()),
+  prices: z.object({ models: z.array(z.object({ match: z.string(), input: z.number(), output: z.number() })) }),
+});
+
+/** The caching rules of one provider family (see provider-rules.json for sources). */
+export type ProviderFamily = z.infer<typeof FamilySchema>;
+/** The whole rules file. */
+export type ProviderRules = z.infer<typeof RulesSchema>;
+
+/** The bundled rules, validated once. @throws ZodError if the bundled file is malformed (a build bug). */
+export const defaultRules: ProviderRules = RulesSchema.parse(data);
+
+/** The family whose rules apply to a model on an API (model regex first, then the API fallback). */
+export function familyFor(model: string, api: string, rules: ProviderRules = defaultRules): ProviderFamily {
+  const byModel = rules.families.find((f) => f.apis.includes(api) && new RegExp(f.match, 'i').test(model));
+  if (byModel) return byModel;
+  const id = rules.fallbacks[api] ?? rules.fallbacks['*'];
+  return rules.families.find((f) => f.id === id) ?? rules.families[0];
+}
+
+/** Minimum cacheable prompt length (tokens) of a model within its family. */
+export function minimumTokens(family: ProviderFamily, model: string): number {
+  return family.minimumTokens.find((m) => new RegExp(m.match, 'i').test(model))?.tokens ?? 1024;
+}
+
+/** Render order of the prefix segments for a family. */
+export function renderOrder(family: ProviderFamily): Segment[] {
+  return family.renderOrder;
+}
+
+/**
+ * Prices (USD per million tokens) for a request: the host's own figures when the transcript
+ * has them, else the bundled table with the family's cache multipliers; null when unknown.
+ */
+export function pricesFor(req: LlmRequest, family: ProviderFamily, rules: ProviderRules = defaultRules): Prices | null {
+  if (req.prices) return req.prices;
+  const p = rules.prices.models.find((m) => new RegExp(m.match, 'i').test(req.model));
+  if (!p) return null;
+  return {
+    input: p.input,
+    output: p.output,
+    cacheRead: p.input * family.multipliers.read,
+    cacheWrite: p.input * family.multipliers.write5m,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Captured request bodies as a session of their own (wire evidence, no transcript):
+ * a folder of `*.body.json` files, name order = send order, with optional sibling `.meta.json`
+ * (the recorder's: `receivedAt`, `responseUsage`, `status`).
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { chainOf } from '../../core/chain.js';
+import type { Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
+import { parseWireBody, type WireApi } from '../../core/wire.js';
+import { z } from 'zod';
+
+/** The parts of a recorder `.meta.json` we use; everything else is ignored. */
+const MetaSchema = z.looseObject({
+  receivedAt: z.string().optional(),
+  status: z.number().optional(),
+  responseUsage: z.record(z.string(), z.unknown()).nullable().optional(),
+  decision: z.looseObject({ kind: z.string().optional() }).optional(),
+});
+
+/** One captured body, parsed. */
+export interface CapturedBody {
+  file: string;
+  bytes: Uint8Array;
+  meta: z.infer<typeof MetaSchema> | null;
+}
+
+/**
+ * Lists `*.body.json` files of a folder in name order with their meta.
+ * @throws when the folder cannot be read
+ */
+export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.body.json')).sort();
+  return Promise.all(
+    names.map(async (n) => {
+      const file = join(dir, n);
+      const bytes = new Uint8Array(await readFile(file));
+      let meta: CapturedBody['meta'] = null;
+      try {
+        meta = MetaSchema.parse(JSON.parse(await readFile(file.replace(/\.body\.json$/, '.meta.json'), 'utf8')));
+      } catch {
+        meta = null;
+      }
+      return { file, bytes, meta };
+    }),
+  );
+}
+
+/**
+ * Usage as the provider returned it (raw response `usage`), normalized per API.
+ * Anthropic `input_tokens` excludes cache; OpenAI totals include cached tokens
+ * (reference/providers.md §1.2, §1.3).
+ */
+export function usageFromResponse(api: WireApi, u: Record<string, unknown> | null | undefined): Usage | null {
+  if (!u) return null;
+  const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+  if (api === 'anthropic-messages') {
+    return { uncached: num(u.input_tokens), cacheRead: num(u.cache_read_input_tokens), cacheWrite: num(u.cache_creation_input_tokens), output: num(u.output_tokens) };
+  }
+  if (api === 'openai-responses') {
+    const d = (u.input_tokens_details ?? {}) as Record<string, unknown>;
+    const read = num(d.cached_tokens);
+    const write = num(d.cache_write_tokens);
+    return { uncached: num(u.input_tokens) - read - write, cacheRead: read, cacheWrite: write, output: num(u.output_tokens) };
+  }
+  const d = (u.prompt_tokens_details ?? {}) as Record<string, unknown>;
+  const read = num(d.cached_tokens) || num(u.prompt_cache_hit_tokens);
+  const write = num(d.cache_write_tokens);
+  return { uncached: num(u.prompt_tokens) - read - write, cacheRead: read, cacheWrite: write, output: num(u.completion_tokens) };
+}
+
+/** Heuristic kind of a body: summarization prompts and title prompts have no tools. */
+function kindOf(text: string, hasTools: boolean): LlmRequest['kind'] {
+  if (hasTools) return 'agent';
+  if (/title/i.test(text.slice(0, 4000)) && /generate|title for/i.test(text.slice(0, 4000))) return 'title';
+  return /summar/i.test(text.slice(0, 8000)) ? 'summary' : 'agent';
+}
+
+/** Reads a capture folder as one wire-evidence session. Bad bodies become diagnostics. */
+export async function readCaptureSession(dir: string): Promise<Session> {
+  const bodies = await readCaptureDir(dir);
+  const diagnostics: Diagnostic[] = [];
+  const requests: LlmRequest[] = [];
+  for (const body of bodies) {
+    try {
+      const w = parseWireBody(body.bytes);
+      const text = new TextDecoder().decode(body.bytes);
+      const hasTools = w.blocks.some((b) => b.segment === 'tools');
+      requests.push({
+        index: requests.length + 1,
+        source: { file: body.file, line: 1 },
+        provider: w.api.split('-')[0],
+        model: w.model,
+        api: w.api,
+        kind: kindOf(text, hasTools),
+        timeMs: body.meta?.receivedAt ? Date.parse(body.meta.receivedAt) : null,
+        evidence: 'wire',
+        usage: usageFromResponse(w.api, body.meta?.responseUsage as Record<string, unknown> | undefined),
+        tail: chainOf(w.blocks),
+        params: w.params,
+        cacheKey: w.cacheKey,
+        error: body.meta?.status && body.meta.status >= 400 ? `HTTP ${body.meta.status}` : undefined,
+      });
+    } catch (e) {
+      diagnostics.push({ file: body.file, line: 1, message: `not a request body: ${(e as Error).message}`, severity: 'error' });
+    }
+  }
+  return { host: 'capture', id: basename(dir), path: dir, requests, diagnostics, ignored: {}, events: [] };
+}
