@@ -1,0 +1,100 @@
+/**
+ * Plain-text rendering of the report for the terminal. Transcript strings are untrusted: control
+ * characters (including ESC, so no terminal escape sequences get through) are replaced.
+ */
+import type { Report, RequestReport, SessionReport } from '../report/json.js';
+
+/** Replaces control characters (C0, DEL, C1) with a visible placeholder; keeps the text one line. */
+export function safe(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => (c === '\n' ? '⏎' : c === '\t' ? ' ' : '·'));
+}
+
+function pad(s: string, n: number, right = false): string {
+  const t = s.length > n ? `${s.slice(0, n - 1)}…` : s;
+  return right ? t.padStart(n) : t.padEnd(n);
+}
+
+function tokens(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '-';
+  return n >= 10000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function usd(n: number | null): string {
+  if (n === null) return '-';
+  if (n === 0) return '0';
+  return n < 0.01 ? `$${n.toFixed(5)}` : `$${n.toFixed(2)}`;
+}
+
+function time(iso: string | null): string {
+  return iso ? iso.slice(11, 19) : '--:--:--';
+}
+
+function breakText(r: RequestReport): string {
+  if (!r.break) return '';
+  const b = r.break;
+  const at = b.segment === 'params' ? `params ${b.path}` : `${b.segment}[${b.blockIndex}] ${b.path} @${b.byteOffset}`;
+  return at;
+}
+
+function causeText(r: RequestReport): string {
+  return r.causes.map((c) => `${c.kind}${c.certainty === 'likely' ? '?' : ''}: ${c.detail}`).join('; ');
+}
+
+const HEAD = ['#', 'time', 'model', 'read', 'write', 'uncached', 'prefix', 'verdict', 'break', 'cost', 'cause'];
+
+/** Renders one session: header, one row per request, totals, diagnostics. */
+export function renderSession(s: SessionReport, out: (line: string) => void): void {
+  out(`${s.host} session ${safe(s.id)}${s.title ? ` "${safe(s.title)}"` : ''}`);
+  out(`  ${safe(s.path)}`);
+  const evidence = new Set(s.requests.map((r) => r.evidence));
+  out(`  ${s.requests.length} requests, evidence: ${[...evidence].join(', ') || 'none'}`);
+  const notes = new Set(s.requests.flatMap((r) => r.notes));
+  for (const n of notes) out(`  note: ${safe(n)}`);
+  out('');
+  out(
+    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], 18), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 44), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
+  );
+  for (const r of s.requests) {
+    const kind = r.kind === 'agent' ? '' : ` (${r.kind})`;
+    const u = r.usage;
+    out(
+      [
+        pad(String(r.index), 4, true),
+        pad(time(r.time), 8),
+        pad(safe(r.model) + kind, 18),
+        pad(tokens(u?.cacheRead), 7, true),
+        pad(tokens(u?.cacheWrite), 7, true),
+        pad(tokens(u?.uncached), 8, true),
+        pad(r.prefixHash ?? '-', 12),
+        pad(r.verdict + (r.error ? '!' : ''), 16),
+        pad(safe(breakText(r)), 44),
+        pad(usd(r.costUSD), 9, true),
+        safe(causeText(r)),
+      ].join(' '),
+    );
+    if (r.break && r.break.segment !== 'params' && (r.break.before || r.break.after)) {
+      out(`${' '.repeat(14)}before: ${safe(r.break.before)}`);
+      out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
+    }
+    if (r.error) out(`${' '.repeat(14)}error: ${safe(r.error).slice(0, 160)}`);
+  }
+  const t = s.totals;
+  out('');
+  out(
+    `  totals: read ${t.cacheRead}, write ${t.cacheWrite}, uncached ${t.uncached}, output ${t.output} tokens; ` +
+      `hit rate ${t.hitRate === null ? '-' : `${(t.hitRate * 100).toFixed(1)}%`}; ${t.breaks} break(s); ` +
+      `re-billed ~${t.lostTokens} tokens${t.costUSD ? ` (${usd(t.costUSD)})` : ''}`,
+  );
+  const ignored = Object.entries(s.ignored);
+  if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
+  for (const d of s.diagnostics) out(`  ${d.severity}: ${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+}
+
+/** Renders a whole report. */
+export function renderReport(report: Report, out: (line: string) => void): void {
+  report.sessions.forEach((s, i) => {
+    if (i) out('');
+    renderSession(s, out);
+  });
+  if (!report.sessions.length) out('no sessions found');
+}
