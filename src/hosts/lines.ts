@@ -1,0 +1,146 @@
+/**
+ * Streaming line reader for JSONL transcripts, shared by every JSONL host reader.
+ *
+ * Reads the file in chunks (`fs.createReadStream`), never as one string: only the current line is
+ * held in memory. Lines are split on LF; a CR before the LF (CRLF files) is dropped; a UTF-8 BOM at
+ * the start of the file is dropped; a last line without a newline is still yielded (with
+ * `eol: false`), since hosts append line by line and a reader may catch a line half written.
+ * Bytes are decoded as UTF-8 per whole line, so multi-byte characters split across chunks are safe.
+ */
+import { createReadStream } from 'node:fs';
+import type { Diagnostic } from '../core/model.js';
+
+/** One line of a text file. */
+export interface Line {
+  /** 1-based line number. */
+  line: number;
+  /** The line's text without its line terminator (LF or CRLF). Empty when `oversized` is set. */
+  text: string;
+  /** False for a last line that ends at end of file without a newline (possibly still being written). */
+  eol: boolean;
+  /** Set when the line was longer than `maxLineBytes`: its length in bytes; `text` is then empty. */
+  oversized?: number;
+}
+
+export interface ReadLinesOptions {
+  /** Chunk size of the read stream (bytes). Default 64 KiB. */
+  chunkBytes?: number;
+  /**
+   * Lines longer than this (bytes) are not decoded; they are yielded with `oversized` set and an
+   * empty text, so a huge line cannot exhaust memory. Default 256 MiB.
+   */
+  maxLineBytes?: number;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Yields the lines of a file in order.
+ * @throws the stream's error when the file cannot be opened or read (ENOENT, EACCES, …)
+ */
+export async function* readLines(file: string, opts: ReadLinesOptions = {}): AsyncGenerator<Line> {
+  const maxLineBytes = opts.maxLineBytes ?? 256 * 1024 * 1024;
+  const stream = createReadStream(file, { highWaterMark: opts.chunkBytes ?? 64 * 1024 });
+  const decoder = new TextDecoder('utf-8');
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  let dropping = false;
+  let lineNo = 0;
+  let first = true;
+
+  const finish = (last: Buffer, eol: boolean): Line => {
+    lineNo++;
+    if (dropping || partBytes + last.length > maxLineBytes) {
+      const size = partBytes + last.length;
+      parts = [];
+      partBytes = 0;
+      dropping = false;
+      return { line: lineNo, text: '', eol, oversized: size };
+    }
+    let buf = parts.length === 0 ? last : Buffer.concat([...parts, last]);
+    parts = [];
+    partBytes = 0;
+    if (buf.length > 0 && buf[buf.length - 1] === CR) buf = buf.subarray(0, buf.length - 1);
+    if (first) {
+      first = false;
+      if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
+    }
+    return { line: lineNo, text: decoder.decode(buf), eol };
+  };
+
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl < 0) break;
+      yield finish(chunk.subarray(start, nl), true);
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      partBytes += rest.length;
+      if (dropping || partBytes > maxLineBytes) {
+        dropping = true;
+        parts = [];
+      } else {
+        // Copy: the stream may reuse its buffers.
+        parts.push(Buffer.from(rest));
+      }
+    }
+  }
+  if (partBytes > 0) {
+    // The pending bytes (kept in `parts`, or only counted when dropping) form the last line.
+    yield finish(Buffer.alloc(0), false);
+  }
+}
+
+/** Result of parsing one JSONL line. */
+export type JsonLine = { ok: true; value: unknown } | { ok: false; diagnostic: Diagnostic };
+
+/**
+ * Parses one line as JSON; never throws. A failure gives a Diagnostic with the file and line:
+ * `warning` for a last line without newline (a host may be writing it right now), `error`
+ * otherwise.
+ */
+export function parseJsonLine(file: string, l: Line): JsonLine {
+  if (l.oversized !== undefined) {
+    return {
+      ok: false,
+      diagnostic: { file, line: l.line, severity: 'error', message: `line too long (${l.oversized} bytes); skipped` },
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(l.text) as unknown };
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const truncated = !l.eol;
+    return {
+      ok: false,
+      diagnostic: {
+        file,
+        line: l.line,
+        severity: truncated ? 'warning' : 'error',
+        message: truncated
+          ? `truncated last line (no newline at end of file; the host may still be writing it): ${why}`
+          : `malformed JSON line skipped: ${why}`,
+      },
+    };
+  }
+}
+
+/** A parsed JSONL line: its value, or the diagnostic explaining why it was skipped. */
+export type JsonLineResult = { line: number; value: unknown } | { line: number; diagnostic: Diagnostic };
+
+/**
+ * Yields every non-blank line of a JSONL file parsed as JSON, or a diagnostic for a line that is
+ * not JSON. Whitespace-only lines are skipped silently.
+ * @throws when the file cannot be opened or read
+ */
+export async function* readJsonLines(file: string, opts?: ReadLinesOptions): AsyncGenerator<JsonLineResult> {
+  for await (const l of readLines(file, opts)) {
+    if (l.oversized === undefined && l.text.trim() === '') continue;
+    const r = parseJsonLine(file, l);
+    yield r.ok ? { line: l.line, value: r.value } : { line: l.line, diagnostic: r.diagnostic };
+  }
+}

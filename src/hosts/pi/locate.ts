@@ -1,0 +1,114 @@
+/**
+ * Finds Pi session files on disk.
+ *
+ * Locations (reference/pi.md §1 "Location and naming"; Pi 0.73.1):
+ *  - agent dir: `$PI_CODING_AGENT_DIR` (a leading `~` is the home dir) or `~/.pi/agent`
+ *    (`config.ts` getAgentDir ~l.454);
+ *  - default sessions: `<agentDir>/sessions/--<cwd>--/*.jsonl`, `<cwd>` with its leading `/` or `\`
+ *    removed and every `/`, `\`, `:` replaced by `-` (`session-manager.ts` getDefaultSessionDir l.428);
+ *  - `$PI_CODING_AGENT_SESSION_DIR`: a flat directory of `*.jsonl` (no per-cwd subdirectory;
+ *    `main.ts` ~l.496). Both places are listed: sessions written before the override stay in the
+ *    default tree.
+ * The environment is a parameter (no `process.env` reads) so tests can pass their own.
+ */
+import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { HeaderSchema } from './schema.js';
+
+/** One session file found on disk. */
+export interface PiSessionFile {
+  /** Absolute path of the `.jsonl` file. */
+  file: string;
+  /** Where it was found: the default per-cwd tree or the flat `PI_CODING_AGENT_SESSION_DIR`. */
+  origin: 'agent-dir' | 'session-dir';
+  /** Working directory of the session, from the file's header line when readable. */
+  cwd?: string;
+  /**
+   * Working directory decoded from the `--<cwd>--` folder name when the header has none. Lossy:
+   * Pi maps `/`, `\` and `:` to `-`, so every `-` is shown as `/`.
+   */
+  cwdFromDir?: string;
+  /** Session id from the header (UUIDv7 in 0.73), when readable. */
+  id?: string;
+  /** Modification time (ms since epoch) and size (bytes). */
+  mtimeMs: number;
+  size: number;
+}
+
+/** Pi's agent directory for an environment and home directory. */
+export function piAgentDir(env: NodeJS.ProcessEnv, home: string): string {
+  const dir = env.PI_CODING_AGENT_DIR;
+  if (dir) return dir === '~' ? home : dir.startsWith('~/') ? join(home, dir.slice(2)) : dir;
+  return join(home, '.pi', 'agent');
+}
+
+/** `--home-dev-project--` → `/home/dev/project` (lossy, see PiSessionFile.cwdFromDir); undefined if not that shape. */
+export function decodeCwdDir(name: string): string | undefined {
+  const m = /^--(.*)--$/.exec(name);
+  return m ? `/${m[1].replace(/-/g, '/')}` : undefined;
+}
+
+/**
+ * Lists Pi session files, newest first (mtime), then by path.
+ * @param env environment (reads `PI_CODING_AGENT_DIR`, `PI_CODING_AGENT_SESSION_DIR`)
+ * @param home the user's home directory
+ * Missing directories yield nothing; never throws for unreadable entries (they are skipped).
+ */
+export async function locatePiSessions(env: NodeJS.ProcessEnv, home: string): Promise<PiSessionFile[]> {
+  const out: PiSessionFile[] = [];
+  const seen = new Set<string>();
+  const add = async (file: string, origin: PiSessionFile['origin'], cwdFromDir?: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    let st;
+    try {
+      st = await stat(file);
+    } catch {
+      return;
+    }
+    if (!st.isFile()) return;
+    const header = await readHeader(file);
+    const f: PiSessionFile = { file, origin, mtimeMs: st.mtimeMs, size: st.size };
+    if (header?.cwd) f.cwd = header.cwd;
+    else if (cwdFromDir) f.cwdFromDir = cwdFromDir;
+    if (header?.id) f.id = header.id;
+    out.push(f);
+  };
+
+  const flat = env.PI_CODING_AGENT_SESSION_DIR;
+  if (flat) for (const name of await list(flat)) if (name.endsWith('.jsonl')) await add(join(flat, name), 'session-dir');
+
+  const sessions = join(piAgentDir(env, home), 'sessions');
+  for (const dir of await list(sessions)) {
+    const full = join(sessions, dir);
+    for (const name of await list(full)) if (name.endsWith('.jsonl')) await add(join(full, name), 'agent-dir', decodeCwdDir(dir));
+  }
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs || a.file.localeCompare(b.file));
+}
+
+async function list(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** The header of a session file (first line, read up to 64 KiB), or undefined. */
+async function readHeader(file: string): Promise<{ id: string; cwd?: string } | undefined> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const text = buf.toString('utf8', 0, bytesRead);
+    const nl = text.indexOf('\n');
+    const first = (nl >= 0 ? text.slice(0, nl) : text).replace(/\r$/, '').replace(/^\uFEFF/, '');
+    const h = HeaderSchema.safeParse(JSON.parse(first));
+    return h.success ? { id: h.data.id, cwd: h.data.cwd } : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await fh?.close();
+  }
+}

@@ -1,0 +1,812 @@
+/**
+ * Pi session → LlmRequests (reconstructed mode): one request per assistant entry, its prompt
+ * rebuilt from the session tree with Pi's own rules, encoded the way the request's wire API does.
+ *
+ * Pipeline per assistant entry A (reference/pi.md §1 "Context reconstruction", §2 "Pipeline", §5):
+ *  1. `buildSessionContext(entries, A.parentId)` (session-manager.ts l.315): the path root → A's
+ *     parent; with a compaction on it (the last one wins): the compaction summary, then the
+ *     entries from `firstKeptEntryId` up to the compaction, then everything after it.
+ *     `message` → its message, `custom_message` → a user message (whatever its `display`),
+ *     `branch_summary` → a user message; other entries are not sent.
+ *  2. `convertToLlm` (coding-agent `messages.ts` l.148): summaries get Pi's fixed prefix/suffix
+ *     text, `bashExecution` becomes `Ran \`cmd\`…` (unless excluded from context).
+ *  3. `transformMessages` (pi-ai `providers/transform-messages.js`): errored/aborted assistant
+ *     messages are dropped, thinking of other models becomes text, foreign tool-call ids are
+ *     normalized, orphaned tool calls get synthetic "No result provided" results.
+ *  4. The provider's `convertMessages` (pi-ai 0.73.1 `providers/anthropic.js` l.751,
+ *     `openai-completions.js` l.561, `openai-responses-shared.js` `convertResponsesMessages`):
+ *     the message list has the same items, in the same order, as the real body's messages
+ *     segment, and each item is built as an object with the body's key order, so reconstructed
+ *     blocks are content-equal exactly when the wire blocks are (byte-exactness is not promised).
+ * The system prompt and the tools are not in a 0.73 session: every chain starts with one opaque
+ * head block per session (`opaqueHeadBlock('pi:head')`).
+ *
+ * Cost: chains are persistent. The encoder state after an entry (per encoding context = api,
+ * provider, model) is memoized on the entry and extends its parent's, so a session costs time and
+ * memory linear in its entries (per encoding context); a compaction starts a new chain at the head.
+ */
+import { BlockNode, chainOf } from '../../core/chain.js';
+import type { Block, LlmRequest, Prices, TranscriptEvent, Usage } from '../../core/model.js';
+import { familyFor } from '../../core/rules.js';
+import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import type { PiEntryRec, PiRead } from './read.js';
+import type { AssistantMessage, ContentBlock, ImageContent, PiUsage, ThinkingContent, ToolCall, ToolResultMessage } from './schema.js';
+
+/** Note carried by every reconstructed request. */
+export const HEAD_NOTE = 'head opaque: Pi 0.73 does not record the system prompt or tools';
+/** Label of the opaque head block (same label = assumed same head). */
+export const HEAD_LABEL = 'pi:head';
+
+/** Pi `messages.ts` COMPACTION_SUMMARY_PREFIX / _SUFFIX. */
+export const COMPACTION_SUMMARY_PREFIX =
+  'The conversation history before this point was compacted into the following summary:\n\n<summary>\n';
+export const COMPACTION_SUMMARY_SUFFIX = '\n</summary>';
+/** Pi `messages.ts` BRANCH_SUMMARY_PREFIX / _SUFFIX. */
+export const BRANCH_SUMMARY_PREFIX = 'The following is a summary of a branch that this conversation came back from:\n\n<summary>\n';
+export const BRANCH_SUMMARY_SUFFIX = '</summary>';
+
+/** Default Anthropic cache TTL when the retention is not known to be long (seconds). */
+const DEFAULT_TTL_SECONDS = 300;
+
+/** A user-role message after Pi's `convertToLlm`; `origin` marks what it was built from. */
+export interface LlmUser {
+  role: 'user';
+  content: string | ContentBlock[];
+  origin?: 'compaction-summary' | 'branch-summary' | 'phux-context';
+}
+
+/** A message as Pi hands it to the provider (after `convertToLlm`). */
+export type LlmMessage = LlmUser | AssistantMessage | ToolResultMessage;
+
+/** What the encoding of messages depends on: the request's API and model. */
+export interface EncodeContext {
+  api: string;
+  provider: string;
+  model: string;
+}
+
+/** The last wire message appended to a chain, kept to move the Anthropic message breakpoint onto it. */
+interface LastMessage {
+  obj: Record<string, unknown>;
+  item: number;
+  role: string;
+  origin?: string;
+  /** Chain node before the message's first block. */
+  before: BlockNode;
+}
+
+/**
+ * Encoder state after a prefix of the message list. Immutable; `flushed` memoizes `flush()`.
+ * Tool results are held in `pending` until the run ends (Anthropic merges a run into one user
+ * message; Completions appends image follow-ups after a run; synthetic results close a run).
+ */
+interface EncState {
+  /** Chain through the last finalized wire item (starts at the head). */
+  readonly node: BlockNode;
+  /** Finalized wire items in the messages segment. */
+  readonly items: number;
+  /** Responses API: index of the next transformed message (`msg_<index>` ids of foreign text). */
+  readonly msgIndex: number;
+  readonly pending: readonly ToolResultMessage[];
+  /** Tool calls of the last kept assistant message (normalized ids) awaiting results. */
+  readonly calls: ReadonlyArray<{ id: string; name: string }>;
+  /** Result ids seen since those calls. */
+  readonly seen: readonly string[];
+  /** Original → normalized tool call ids of the last kept assistant message. */
+  readonly idMap: ReadonlyMap<string, string> | null;
+  readonly last: LastMessage | null;
+  flushed?: EncState;
+}
+
+const contextKey = (c: EncodeContext) => `${c.api}\u0000${c.provider}\u0000${c.model}`;
+
+/** Pi `sanitizeSurrogates`: drops unpaired UTF-16 surrogates. */
+function sanitize(text: string): string {
+  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
+}
+
+/** pi-ai `utils/hash.js` shortHash (used for foreign Responses item ids). */
+function shortHash(str: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < str.length; i++) {
+    const ch = str.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h2 >>> 0).toString(36) + (h1 >>> 0).toString(36);
+}
+
+const isText = (b: ContentBlock): b is Extract<ContentBlock, { type: 'text'; text: string }> =>
+  b.type === 'text' && typeof (b as { text?: unknown }).text === 'string';
+const isImage = (b: ContentBlock): b is ImageContent =>
+  b.type === 'image' && typeof (b as { data?: unknown }).data === 'string';
+const isThinking = (b: ContentBlock): b is ThinkingContent =>
+  b.type === 'thinking' && typeof (b as { thinking?: unknown }).thinking === 'string';
+const isToolCall = (b: ContentBlock): b is ToolCall =>
+  b.type === 'toolCall' && typeof (b as { id?: unknown }).id === 'string';
+
+function textOf(content: string | ContentBlock[]): string {
+  return typeof content === 'string' ? content : content.filter(isText).map((b) => b.text).join('\n');
+}
+
+/** True for a phux fleet context message (ADR-0067): customType `phux-context` or its tag in the text. */
+export function isPhuxContext(customType: string | undefined, content: string | ContentBlock[]): boolean {
+  return customType === 'phux-context' || textOf(content).includes('<phux-context');
+}
+
+/** JSON path of message item `item` in the body (Completions/Responses carry the system prompt at index 0). */
+function pathFor(api: string, item: number): string {
+  if (api === 'openai-responses') return `input[${item + 1}]`;
+  if (api === 'openai-completions') return `messages[${item + 1}]`;
+  return `messages[${item}]`;
+}
+
+/** The message Pi sends for one entry (`buildSessionContext` appendMessage + `convertToLlm`), or null. */
+function llmOfEntry(rec: PiEntryRec): LlmMessage | null {
+  const e = rec.entry;
+  if (!e) return null;
+  if (e.type === 'custom_message') {
+    const content = typeof e.content === 'string' ? [{ type: 'text' as const, text: e.content }] : e.content;
+    return { role: 'user', content, ...(isPhuxContext(e.customType, e.content) ? { origin: 'phux-context' as const } : {}) };
+  }
+  if (e.type === 'branch_summary') {
+    if (!e.summary) return null;
+    return {
+      role: 'user',
+      content: [{ type: 'text', text: BRANCH_SUMMARY_PREFIX + e.summary + BRANCH_SUMMARY_SUFFIX }],
+      origin: 'branch-summary',
+    };
+  }
+  if (e.type !== 'message') return null;
+  const m = e.message;
+  switch (m.role) {
+    case 'user':
+      return { role: 'user', content: m.content };
+    case 'assistant':
+    case 'toolResult':
+      return m;
+    case 'custom': {
+      const content = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+      return { role: 'user', content, ...(isPhuxContext(m.customType, m.content) ? { origin: 'phux-context' as const } : {}) };
+    }
+    case 'bashExecution': {
+      if (m.excludeFromContext) return null;
+      let text = `Ran \`${m.command}\`\n`;
+      text += m.output ? `\`\`\`\n${m.output}\n\`\`\`` : '(no output)';
+      if (m.cancelled) text += '\n\n(command cancelled)';
+      else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${m.exitCode}`;
+      if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
+      return { role: 'user', content: [{ type: 'text', text }] };
+    }
+  }
+}
+
+function compactionSummaryMessage(summary: string): LlmUser {
+  return {
+    role: 'user',
+    content: [{ type: 'text', text: COMPACTION_SUMMARY_PREFIX + summary + COMPACTION_SUMMARY_SUFFIX }],
+    origin: 'compaction-summary',
+  };
+}
+
+/** Tool-call id normalization of the target API for calls of other models (`transformMessages` callback). */
+function normalizeToolCallId(id: string, ctx: EncodeContext, source: AssistantMessage): string {
+  switch (ctx.api) {
+    case 'anthropic-messages':
+      return id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+    case 'openai-completions':
+      if (id.includes('|')) return id.split('|')[0].replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 40);
+      if (ctx.provider === 'openai') return id.length > 40 ? id.slice(0, 40) : id;
+      return id;
+    case 'openai-responses': {
+      const part = (p: string) => {
+        const s = p.replace(/[^a-zA-Z0-9_-]/g, '_');
+        return (s.length > 64 ? s.slice(0, 64) : s).replace(/_+$/, '');
+      };
+      // openai-responses.js OPENAI_TOOL_CALL_PROVIDERS
+      if (!['openai', 'openai-codex', 'opencode'].includes(ctx.provider) || !id.includes('|')) return part(id);
+      const [callId, itemId] = id.split('|');
+      const foreign = source.provider !== ctx.provider || source.api !== ctx.api;
+      let item = foreign ? `fc_${shortHash(itemId)}`.slice(0, 64) : part(itemId);
+      if (!item.startsWith('fc_')) item = part(`fc_${item}`);
+      return `${part(callId)}|${item}`;
+    }
+    default:
+      return id;
+  }
+}
+
+/** `transformMessages` first pass for one assistant message, for the request's model. */
+function transformAssistant(m: AssistantMessage, ctx: EncodeContext): { content: ContentBlock[]; idMap: Map<string, string> | null } {
+  const same = m.provider === ctx.provider && m.api === ctx.api && m.model === ctx.model;
+  let idMap: Map<string, string> | null = null;
+  const content = m.content.flatMap((b): ContentBlock[] => {
+    if (isThinking(b)) {
+      if (b.redacted) return same ? [b] : [];
+      if (same && b.thinkingSignature) return [b];
+      if (!b.thinking || b.thinking.trim() === '') return [];
+      return same ? [b] : [{ type: 'text', text: b.thinking }];
+    }
+    if (isText(b)) return same ? [b] : [{ type: 'text', text: b.text }];
+    if (isToolCall(b)) {
+      if (same) return [b];
+      const { thoughtSignature: _drop, ...rest } = b;
+      const id = normalizeToolCallId(b.id, ctx, m);
+      if (id !== b.id) (idMap ??= new Map()).set(b.id, id);
+      return [{ ...rest, id }];
+    }
+    return [b];
+  });
+  return { content, idMap };
+}
+
+/** Per-session encoder with the persistent chain cache. */
+export class PiEncoder {
+  private readonly headPlain: BlockNode;
+  private readonly headCached: BlockNode;
+  private readonly headStates = new Map<string, EncState>();
+  /** Memoized state after each entry, per encoding context key. */
+  private readonly states = new Map<string, Map<PiEntryRec, EncState>>();
+  private readonly llm = new Map<PiEntryRec, LlmMessage | null>();
+
+  constructor() {
+    // One head per session; the Anthropic variant carries the cache_control Pi puts on the system
+    // block and the last tool (same bytes, so the same hash).
+    this.headPlain = new BlockNode(null, opaqueHeadBlock(HEAD_LABEL));
+    this.headCached = new BlockNode(null, { ...opaqueHeadBlock(HEAD_LABEL), breakpoint: { ttlSeconds: DEFAULT_TTL_SECONDS } });
+  }
+
+  /**
+   * The prefix chain of a request whose context ends at `parent` (the assistant entry's parent).
+   * @returns the tail node and the number of items in the messages segment
+   */
+  tail(parent: PiEntryRec | null, ctx: EncodeContext): { node: BlockNode; messages: number } {
+    const s = this.flush(this.stateAt(parent, ctx), ctx);
+    return { node: this.withMessageBreakpoint(s, ctx), messages: s.items };
+  }
+
+  private llmOf(rec: PiEntryRec): LlmMessage | null {
+    let m = this.llm.get(rec);
+    if (m === undefined) {
+      m = llmOfEntry(rec);
+      this.llm.set(rec, m);
+    }
+    return m;
+  }
+
+  private head(ctx: EncodeContext): EncState {
+    const key = contextKey(ctx);
+    let s = this.headStates.get(key);
+    if (!s) {
+      const node = ctx.api === 'anthropic-messages' ? this.headCached : this.headPlain;
+      s = { node, items: 0, msgIndex: 0, pending: [], calls: [], seen: [], idMap: null, last: null };
+      this.headStates.set(key, s);
+    }
+    return s;
+  }
+
+  private memo(key: string): Map<PiEntryRec, EncState> {
+    let m = this.states.get(key);
+    if (!m) this.states.set(key, (m = new Map()));
+    return m;
+  }
+
+  /** Encoder state after `rec` (its whole context); iterative, memoized per entry and context. */
+  private stateAt(rec: PiEntryRec | null, ctx: EncodeContext): EncState {
+    const memo = this.memo(contextKey(ctx));
+    const todo: PiEntryRec[] = [];
+    let base: EncState | undefined;
+    for (let r = rec; r; r = r.parent) {
+      const hit = memo.get(r);
+      if (hit) {
+        base = hit;
+        break;
+      }
+      if (r.entry?.type === 'compaction') {
+        base = this.compactionStart(r, ctx);
+        memo.set(r, base);
+        break;
+      }
+      todo.push(r);
+    }
+    let s = base ?? this.head(ctx);
+    for (let i = todo.length - 1; i >= 0; i--) {
+      const msg = this.llmOf(todo[i]);
+      if (msg) s = this.step(s, msg, ctx);
+      memo.set(todo[i], s);
+    }
+    return s;
+  }
+
+  /** State at a compaction entry: head, the summary, then the kept entries (firstKeptEntryId … compaction). */
+  private compactionStart(c: PiEntryRec, ctx: EncodeContext): EncState {
+    let s = this.step(this.head(ctx), compactionSummaryMessage(c.entry?.type === 'compaction' ? c.entry.summary : ''), ctx);
+    const firstKept = c.entry?.type === 'compaction' ? c.entry.firstKeptEntryId : undefined;
+    if (!firstKept) return s;
+    const kept: PiEntryRec[] = [];
+    let found = false;
+    for (let r = c.parent; r; r = r.parent) {
+      kept.push(r);
+      if (r.id === firstKept) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return s;
+    for (let i = kept.length - 1; i >= 0; i--) {
+      const msg = this.llmOf(kept[i]);
+      if (msg) s = this.step(s, msg, ctx);
+    }
+    return s;
+  }
+
+  private step(s: EncState, msg: LlmMessage, ctx: EncodeContext): EncState {
+    if (msg.role === 'toolResult') {
+      const id = s.idMap?.get(msg.toolCallId) ?? msg.toolCallId;
+      const r = id === msg.toolCallId ? msg : { ...msg, toolCallId: id };
+      return { ...s, pending: [...s.pending, r], seen: [...s.seen, id], msgIndex: s.msgIndex + 1, flushed: undefined };
+    }
+    const f = this.flush(s, ctx);
+    if (msg.role === 'user') return this.encodeUser(f, msg, ctx);
+    if (msg.stopReason === 'error' || msg.stopReason === 'aborted') return f;
+    const { content, idMap } = transformAssistant(msg, ctx);
+    const t = this.encodeAssistant(f, msg, content, ctx);
+    const calls = content.filter(isToolCall).map((c) => ({ id: c.id, name: c.name }));
+    return { ...t, calls, seen: [], idMap, flushed: undefined };
+  }
+
+  /** Ends a tool-result run: synthetic results for unanswered calls, then the run's wire items. Memoized. */
+  private flush(s: EncState, ctx: EncodeContext): EncState {
+    if (s.flushed) return s.flushed;
+    if (s.pending.length === 0 && s.calls.length === 0) {
+      s.flushed = s;
+      return s;
+    }
+    const seen = new Set(s.seen);
+    const synthetic: ToolResultMessage[] = s.calls
+      .filter((c) => !seen.has(c.id))
+      .map((c) => ({ role: 'toolResult', toolCallId: c.id, toolName: c.name, content: [{ type: 'text', text: 'No result provided' }], isError: true }));
+    let t: EncState = { ...s, pending: [], calls: [], seen: [], msgIndex: s.msgIndex + synthetic.length, flushed: undefined };
+    const run = [...s.pending, ...synthetic];
+    if (run.length > 0) t = this.encodeRun(t, run, ctx);
+    t.flushed = t;
+    s.flushed = t;
+    return t;
+  }
+
+  /** Appends one wire item built from `obj` (keys in wire order). */
+  private append(s: EncState, obj: Record<string, unknown>, ctx: EncodeContext, origin?: string): EncState {
+    const item = s.items;
+    const blocks = messageBlocks(item, pathFor(ctx.api, item), obj, origin);
+    const node = chainOf(blocks, s.node) ?? s.node;
+    const role = typeof obj.role === 'string' ? obj.role : String(obj.type ?? '');
+    return { ...s, node, items: item + 1, last: { obj, item, role, origin, before: s.node }, flushed: undefined };
+  }
+
+  private encodeUser(s: EncState, msg: LlmUser, ctx: EncodeContext): EncState {
+    const { content, origin } = msg;
+    let obj: Record<string, unknown> | null = null;
+    switch (ctx.api) {
+      case 'anthropic-messages':
+        if (typeof content === 'string') {
+          if (content.trim().length > 0) obj = { role: 'user', content: sanitize(content) };
+        } else {
+          const blocks = content
+            .map((b) => (isText(b) ? { type: 'text', text: sanitize(b.text) } : isImage(b) ? anthropicImage(b) : null))
+            .filter((b): b is Record<string, unknown> => b !== null && (b.type !== 'text' || String(b.text).trim().length > 0));
+          if (blocks.length > 0) obj = { role: 'user', content: blocks };
+        }
+        break;
+      case 'openai-completions':
+        if (typeof content === 'string') obj = { role: 'user', content: sanitize(content) };
+        else {
+          const parts = content
+            .map((b) =>
+              isText(b)
+                ? { type: 'text', text: sanitize(b.text) }
+                : isImage(b)
+                  ? { type: 'image_url', image_url: { url: `data:${b.mimeType};base64,${b.data}` } }
+                  : null,
+            )
+            .filter((b) => b !== null);
+          if (parts.length > 0) obj = { role: 'user', content: parts };
+        }
+        break;
+      case 'openai-responses': {
+        const parts =
+          typeof content === 'string'
+            ? [{ type: 'input_text', text: sanitize(content) }]
+            : content
+                .map((b) =>
+                  isText(b)
+                    ? { type: 'input_text', text: sanitize(b.text) }
+                    : isImage(b)
+                      ? { type: 'input_image', detail: 'auto', image_url: `data:${b.mimeType};base64,${b.data}` }
+                      : null,
+                )
+                .filter((b) => b !== null);
+        if (parts.length > 0) obj = { role: 'user', content: parts };
+        break;
+      }
+      default:
+        obj = { role: 'user', content };
+    }
+    if (!obj) return s;
+    return { ...this.append(s, obj, ctx, origin), msgIndex: s.msgIndex + 1 };
+  }
+
+  private encodeAssistant(s: EncState, msg: AssistantMessage, content: ContentBlock[], ctx: EncodeContext): EncState {
+    switch (ctx.api) {
+      case 'anthropic-messages': {
+        const blocks: Record<string, unknown>[] = [];
+        for (const b of content) {
+          if (isText(b)) {
+            if (b.text.trim().length > 0) blocks.push({ type: 'text', text: sanitize(b.text) });
+          } else if (isThinking(b)) {
+            if (b.redacted) blocks.push({ type: 'redacted_thinking', data: b.thinkingSignature });
+            else if (b.thinking.trim().length === 0) continue;
+            else if (!b.thinkingSignature || b.thinkingSignature.trim().length === 0) blocks.push({ type: 'text', text: sanitize(b.thinking) });
+            else blocks.push({ type: 'thinking', thinking: sanitize(b.thinking), signature: b.thinkingSignature });
+          } else if (isToolCall(b)) {
+            blocks.push({ type: 'tool_use', id: b.id, name: b.name, input: b.arguments ?? {} });
+          }
+        }
+        if (blocks.length === 0) return s;
+        return { ...this.append(s, { role: 'assistant', content: blocks }, ctx), msgIndex: s.msgIndex + 1 };
+      }
+      case 'openai-completions': {
+        const obj: Record<string, unknown> = { role: 'assistant', content: null };
+        const text = content
+          .filter(isText)
+          .filter((b) => b.text.trim().length > 0)
+          .map((b) => sanitize(b.text))
+          .join('');
+        if (text.length > 0) obj.content = text;
+        const thinking = content.filter(isThinking).filter((b) => b.thinking.trim().length > 0);
+        const signature = thinking[0]?.thinkingSignature;
+        if (signature) obj[signature] = thinking.map((b) => b.thinking).join('\n');
+        const calls = content.filter(isToolCall);
+        if (calls.length > 0) {
+          obj.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+          const details = calls
+            .filter((c) => c.thoughtSignature)
+            .map((c) => {
+              try {
+                return JSON.parse(c.thoughtSignature!) as unknown;
+              } catch {
+                return null;
+              }
+            })
+            .filter(Boolean);
+          if (details.length > 0) obj.reasoning_details = details;
+        }
+        if (text.length === 0 && calls.length === 0) return s;
+        return { ...this.append(s, obj, ctx), msgIndex: s.msgIndex + 1 };
+      }
+      case 'openai-responses': {
+        const items: Record<string, unknown>[] = [];
+        const differentModel = msg.model !== ctx.model && msg.provider === ctx.provider && msg.api === ctx.api;
+        for (const b of content) {
+          if (isThinking(b)) {
+            if (b.thinkingSignature) {
+              try {
+                items.push(JSON.parse(b.thinkingSignature) as Record<string, unknown>);
+              } catch {
+                // not a reasoning item: Pi would throw; skip it
+              }
+            }
+          } else if (isText(b)) {
+            const sig = parseTextSignature(b.textSignature);
+            let id = sig?.id;
+            if (!id) id = `msg_${s.msgIndex}`;
+            else if (id.length > 64) id = `msg_${shortHash(id)}`;
+            const item: Record<string, unknown> = {
+              type: 'message',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: sanitize(b.text), annotations: [] }],
+              status: 'completed',
+              id,
+            };
+            if (sig?.phase) item.phase = sig.phase;
+            items.push(item);
+          } else if (isToolCall(b)) {
+            const [callId, rawItem] = b.id.split('|');
+            const itemId = differentModel && rawItem?.startsWith('fc_') ? undefined : rawItem;
+            const item: Record<string, unknown> = { type: 'function_call' };
+            if (itemId !== undefined) item.id = itemId;
+            Object.assign(item, { call_id: callId, name: b.name, arguments: JSON.stringify(b.arguments) });
+            items.push(item);
+          }
+        }
+        if (items.length === 0) return s;
+        let t = s;
+        for (const item of items) t = this.append(t, item, ctx);
+        return { ...t, msgIndex: s.msgIndex + 1 };
+      }
+      default:
+        return { ...this.append(s, { role: 'assistant', content }, ctx), msgIndex: s.msgIndex + 1 };
+    }
+  }
+
+  /** A run of consecutive tool results, as the API sends it. */
+  private encodeRun(s: EncState, run: ToolResultMessage[], ctx: EncodeContext): EncState {
+    switch (ctx.api) {
+      case 'anthropic-messages':
+        return this.append(
+          s,
+          {
+            role: 'user',
+            content: run.map((r) => ({ type: 'tool_result', tool_use_id: r.toolCallId, content: anthropicToolContent(r.content), is_error: r.isError })),
+          },
+          ctx,
+        );
+      case 'openai-completions': {
+        let t = s;
+        const images: Record<string, unknown>[] = [];
+        for (const r of run) {
+          const text = r.content.filter(isText).map((b) => b.text).join('\n');
+          t = this.append(t, { role: 'tool', content: sanitize(text.length > 0 ? text : '(see attached image)'), tool_call_id: r.toolCallId }, ctx);
+          for (const b of r.content) if (isImage(b)) images.push({ type: 'image_url', image_url: { url: `data:${b.mimeType};base64,${b.data}` } });
+        }
+        if (images.length > 0) {
+          t = this.append(t, { role: 'user', content: [{ type: 'text', text: 'Attached image(s) from tool result:' }, ...images] }, ctx);
+        }
+        return t;
+      }
+      case 'openai-responses': {
+        let t = s;
+        for (const r of run) {
+          const text = r.content.filter(isText).map((b) => b.text).join('\n');
+          const imgs = r.content.filter(isImage);
+          const output =
+            imgs.length > 0
+              ? [
+                  ...(text.length > 0 ? [{ type: 'input_text', text: sanitize(text) }] : []),
+                  ...imgs.map((b) => ({ type: 'input_image', detail: 'auto', image_url: `data:${b.mimeType};base64,${b.data}` })),
+                ]
+              : sanitize(text.length > 0 ? text : '(see attached image)');
+          t = this.append(t, { type: 'function_call_output', call_id: r.toolCallId.split('|')[0], output }, ctx);
+        }
+        return t;
+      }
+      default: {
+        let t = s;
+        for (const r of run) t = this.append(t, { role: 'toolResult', toolCallId: r.toolCallId, content: r.content }, ctx);
+        return t;
+      }
+    }
+  }
+
+  /**
+   * Anthropic: Pi puts `cache_control` on the last block of the last message when it is a user
+   * message (a string content becomes a one-block array for it). The breakpoint-carrying
+   * occurrence is a copy on a new tail node; shared nodes are never mutated.
+   */
+  private withMessageBreakpoint(s: EncState, ctx: EncodeContext): BlockNode {
+    const last = s.last;
+    if (ctx.api !== 'anthropic-messages' || !last || last.role !== 'user') return s.node;
+    const bp = { ttlSeconds: DEFAULT_TTL_SECONDS };
+    if (typeof last.obj.content === 'string') {
+      const blocks = messageBlocks(last.item, pathFor(ctx.api, last.item), { role: 'user', content: [{ type: 'text', text: last.obj.content }] }, last.origin);
+      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1], breakpoint: bp };
+      return chainOf(blocks, last.before) ?? s.node;
+    }
+    const block: Block = { ...s.node.block, breakpoint: bp };
+    return new BlockNode(s.node.prev, block);
+  }
+}
+
+function anthropicImage(b: ImageContent): Record<string, unknown> {
+  return { type: 'image', source: { type: 'base64', media_type: b.mimeType, data: b.data } };
+}
+
+/** anthropic.js `convertContentBlocks`: text only → one string; with images → blocks (placeholder text first if none). */
+function anthropicToolContent(content: ContentBlock[]): unknown {
+  if (!content.some(isImage)) return sanitize(content.filter(isText).map((b) => b.text).join('\n'));
+  const blocks = content
+    .map((b) => (isText(b) ? { type: 'text', text: sanitize(b.text) } : isImage(b) ? anthropicImage(b) : null))
+    .filter((b) => b !== null);
+  if (!blocks.some((b) => b.type === 'text')) blocks.unshift({ type: 'text', text: '(see attached image)' });
+  return blocks;
+}
+
+/** openai-responses-shared.js parseTextSignature: `{"v":1,"id","phase"?}` JSON or a legacy plain id. */
+function parseTextSignature(sig: string | undefined): { id: string; phase?: string } | undefined {
+  if (!sig) return undefined;
+  if (sig.startsWith('{')) {
+    try {
+      const p = JSON.parse(sig) as { v?: unknown; id?: unknown; phase?: unknown };
+      if (p.v === 1 && typeof p.id === 'string') {
+        return p.phase === 'commentary' || p.phase === 'final_answer' ? { id: p.id, phase: p.phase } : { id: p.id };
+      }
+    } catch {
+      // legacy plain string below
+    }
+  }
+  return { id: sig };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests, usage, prices, events
+// ---------------------------------------------------------------------------------------------
+
+/** Pi usage (already normalized per API, reference/pi.md §1) → `{uncached, cacheRead, cacheWrite, output}` tokens. */
+export function usageOf(u: PiUsage | undefined): Usage | null {
+  if (!u) return null;
+  return { uncached: u.input, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, output: u.output };
+}
+
+type Rates = Partial<Record<keyof Prices, number>>;
+const PRICE_FIELDS: Array<[keyof Prices, 'input' | 'output' | 'cacheRead' | 'cacheWrite']> = [
+  ['input', 'input'],
+  ['output', 'output'],
+  ['cacheRead', 'cacheRead'],
+  ['cacheWrite', 'cacheWrite'],
+];
+
+/**
+ * USD per million tokens from one Pi usage record: `cost.<kind> / tokens × 1e6`, only for kinds with
+ * tokens > 0 (Pi computes `cost.<kind> = tokens × model.cost.<kind> / 1e6`, pi-ai `models.ts` calculateCost).
+ */
+export function ratesOf(u: PiUsage | undefined): Rates {
+  const out: Rates = {};
+  if (!u?.cost) return out;
+  for (const [field, kind] of PRICE_FIELDS) {
+    const tokens = u[kind];
+    const cost = u.cost[kind];
+    if (tokens > 0 && typeof cost === 'number') out[field] = Number(((cost / tokens) * 1e6).toPrecision(12));
+  }
+  return out;
+}
+
+const families = new Map<string, ReturnType<typeof familyFor>>();
+function familyOf(model: string, api: string): ReturnType<typeof familyFor> {
+  const key = `${api}\u0000${model}`;
+  let f = families.get(key);
+  if (!f) families.set(key, (f = familyFor(model, api)));
+  return f;
+}
+
+/**
+ * Prices of one request: Pi's own rates (this request's `usage.cost`, else another request of the
+ * same provider/model in the session); a rate never observed (no tokens of that kind) is derived
+ * from the input rate with the provider family's cache multipliers (core provider-rules.json),
+ * and the note says so. Undefined when neither output nor any input-side rate is known.
+ */
+function pricesFor(m: AssistantMessage, session: Rates): { prices?: Prices; note?: string } {
+  const rates: Rates = { ...session, ...ratesOf(m.usage) };
+  if (rates.output === undefined) return {};
+  const family = familyOf(m.model, m.api);
+  const mult = family.multipliers;
+  const input =
+    rates.input ??
+    (rates.cacheRead !== undefined ? rates.cacheRead / mult.read : rates.cacheWrite !== undefined ? rates.cacheWrite / mult.write5m : undefined);
+  if (input === undefined) return {};
+  const derived = PRICE_FIELDS.map(([f]) => f).filter((f) => rates[f] === undefined);
+  const round = (x: number) => Number(x.toPrecision(12));
+  const prices: Prices = {
+    input: round(input),
+    output: round(rates.output),
+    cacheRead: round(rates.cacheRead ?? input * mult.read),
+    cacheWrite: round(rates.cacheWrite ?? input * mult.write5m),
+  };
+  return {
+    prices,
+    note: derived.length
+      ? `prices: ${derived.join(', ')} not observed in this session (no such tokens); derived from the ${family.id} cache multipliers`
+      : undefined,
+  };
+}
+
+/** The result of reconstructing a session's agent requests. */
+export interface Reconstruction {
+  /** One request per assistant entry, in file order, indexed 1…n. */
+  requests: LlmRequest[];
+  /** Request of each assistant entry. */
+  byEntry: Map<PiEntryRec, LlmRequest>;
+  /** Messages-segment item count of each request (same order as `requests`). */
+  messageCounts: Map<LlmRequest, number>;
+}
+
+/**
+ * Builds one reconstructed LlmRequest per assistant entry (kind `agent`, evidence
+ * `reconstructed`). Summary requests (compaction, branch summary) leave no trace in a 0.73 session
+ * and are not requests here.
+ *
+ * Fields: usage from `message.usage` (null for an error with zero usage: nothing was reported);
+ * prices from `usage.cost` (see pricesFor: own rates, else the same model's elsewhere in the
+ * session, since Pi prices with fixed per-model rates; unobserved rates derived, with a note); `timeMs` = `message.timestamp` (taken just before the HTTP request);
+ * `params.thinking` = the thinking level on the path; `cacheKey` = the session id for
+ * openai-responses (Pi always sends it as `prompt_cache_key`); `error` for stopReason `error`.
+ */
+export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Reconstruction {
+  const sessionRates = new Map<string, Rates>();
+  const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage }> = [];
+  for (const rec of read.entries) {
+    const e = rec.entry;
+    if (e?.type !== 'message' || e.message.role !== 'assistant') continue;
+    assistants.push({ rec, m: e.message });
+    const key = `${e.message.provider}\u0000${e.message.model}`;
+    const known = sessionRates.get(key) ?? {};
+    const own = ratesOf(e.message.usage);
+    for (const [field] of PRICE_FIELDS) if (known[field] === undefined && own[field] !== undefined) known[field] = own[field];
+    sessionRates.set(key, known);
+  }
+
+  const requests: LlmRequest[] = [];
+  const byEntry = new Map<PiEntryRec, LlmRequest>();
+  const messageCounts = new Map<LlmRequest, number>();
+  for (const { rec, m } of assistants) {
+    const ctx: EncodeContext = { api: m.api, provider: m.provider, model: m.model };
+    const { node, messages } = encoder.tail(rec.parent, ctx);
+    const notes = [HEAD_NOTE];
+    const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {});
+    if (note) notes.push(note);
+    const usage = m.stopReason === 'error' && isZero(m.usage) ? null : usageOf(m.usage);
+    const req: LlmRequest = {
+      index: requests.length + 1,
+      source: { file: read.file, line: rec.line },
+      provider: m.provider,
+      model: m.model,
+      api: m.api,
+      kind: 'agent',
+      timeMs: m.timestamp ?? isoMs(rec.timestamp),
+      evidence: 'reconstructed',
+      usage,
+      tail: node,
+      params: { thinking: rec.thinkingLevel },
+      notes,
+    };
+    if (m.responseId) req.responseId = m.responseId;
+    if (m.api === 'openai-responses' && read.header) req.cacheKey = read.header.id;
+    if (prices) req.prices = prices;
+    if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';
+    if (m.stopReason === 'aborted') notes.push('aborted: the response was cut off');
+    requests.push(req);
+    byEntry.set(rec, req);
+    messageCounts.set(req, messages);
+  }
+  return { requests, byEntry, messageCounts };
+}
+
+function isZero(u: PiUsage | undefined): boolean {
+  return !u || (u.input === 0 && u.output === 0 && u.cacheRead === 0 && u.cacheWrite === 0);
+}
+
+/** ms since epoch of an ISO timestamp, or null. */
+export function isoMs(iso: string | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/**
+ * Transcript events for the phux checks, in file order: a phux context message (custom_message
+ * with customType `phux-context` or a `<phux-context` tag; Pi appends it after the user message,
+ * so placement `tail`), a compaction, and a branch (a `branch_summary` entry, or a tree movement:
+ * an entry whose parent is not the previous entry in file order).
+ */
+export function transcriptEvents(read: PiRead): TranscriptEvent[] {
+  const events: TranscriptEvent[] = [];
+  read.entries.forEach((rec, i) => {
+    const timeMs = isoMs(rec.timestamp);
+    const e = rec.entry;
+    let ctx: { customType: string; content: string | ContentBlock[] } | null = null;
+    if (e?.type === 'custom_message') ctx = e;
+    else if (e?.type === 'message' && e.message.role === 'custom') ctx = e.message;
+    if (ctx && isPhuxContext(ctx.customType, ctx.content)) {
+      events.push({ kind: 'context', text: textOf(ctx.content), line: rec.line, placement: 'tail', timeMs });
+    }
+    if (e?.type === 'compaction') {
+      events.push({ kind: 'compaction', line: rec.line, timeMs });
+      return;
+    }
+    const prev = i > 0 ? read.entries[i - 1] : null;
+    const moved = prev !== null && (rec.parentId === null || (rec.parent !== null && rec.parent !== prev));
+    if (e?.type === 'branch_summary' || moved) events.push({ kind: 'branch', line: rec.line, timeMs });
+  });
+  return events;
+}

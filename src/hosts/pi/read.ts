@@ -1,0 +1,266 @@
+/**
+ * Reads a Pi session file (JSONL) into a tree of validated entries, tolerating bad input.
+ *
+ * Format: reference/pi.md §1 (Pi 0.73.1 `session-manager.ts`): line 1 is the header
+ * `{"type":"session","version":3,"id",…}`, every further line one entry with `id`/`parentId`.
+ * Older files are migrated **in memory only** (Pi itself rewrites the file on load; Prefix Lens is
+ * read-only), following `migrateV1ToV2` / `migrateV2ToV3` (session-manager.ts l.216-275):
+ *   v1 → v2: entries get `id`/`parentId` as a linear chain in file order, and
+ *            `compaction.firstKeptEntryIndex` (an index into the file's entries, header = 0) becomes
+ *            `firstKeptEntryId`;
+ *   v2 → v3: message role `hookMessage` → `custom`.
+ * Bad input never throws: a malformed or truncated line, an entry that does not fit its schema, a
+ * dangling `parentId` each give a Diagnostic with file and line, and the rest is read. Unknown entry
+ * types stay in the tree (so their children keep their path) and are counted in `ignored`.
+ */
+import { readJsonLines } from '../lines.js';
+import type { Diagnostic } from '../../core/model.js';
+import {
+  AgentMessageSchema,
+  ENTRY_SCHEMAS,
+  EntryBaseSchema,
+  HeaderSchema,
+  KNOWN_ROLES,
+  describeIssues,
+  type PiEntry,
+  type PiEntryType,
+  type PiHeader,
+} from './schema.js';
+
+/** Pi's current session format version (`CURRENT_SESSION_VERSION`, session-manager.ts). */
+export const PI_SESSION_VERSION = 3;
+
+/** One entry of the session tree, with what the reader derived from its path. */
+export interface PiEntryRec {
+  /** 1-based line in the session file. */
+  line: number;
+  /** 0-based position among the tree entries in file order (header excluded). */
+  order: number;
+  id: string;
+  parentId: string | null;
+  /** Entry type as written (`message`, `compaction`, … or an unknown type). */
+  type: string;
+  /** ISO time the entry was appended, when present. */
+  timestamp?: string;
+  /** The validated entry, or null when it is kept only as a tree node (unknown type, schema mismatch). */
+  entry: PiEntry | null;
+  /** Parent entry (null for a root, or when `parentId` does not resolve to an earlier entry). */
+  parent: PiEntryRec | null;
+  /** Thinking level on the path root→this entry: the last `thinking_level_change`, default `"off"`. */
+  thinkingLevel: string;
+  /** The last `compaction` entry on the path root→this entry (this entry included), or null. */
+  compaction: PiEntryRec | null;
+}
+
+/** A read session file. */
+export interface PiRead {
+  file: string;
+  /** The header line, or null when line 1 is not a valid Pi session header. */
+  header: PiHeader | null;
+  /** Format version of the file as written (1 when the header has none). */
+  version: number;
+  /** Tree entries in file order. */
+  entries: PiEntryRec[];
+  byId: Map<string, PiEntryRec>;
+  diagnostics: Diagnostic[];
+  /** Entry types (and `message:<role>` for unknown message roles) kept as ignored, with counts. */
+  ignored: Record<string, number>;
+}
+
+interface RawLine {
+  line: number;
+  obj: Record<string, unknown>;
+}
+
+/**
+ * Reads and validates a Pi session file.
+ * @param file path of the `.jsonl` file
+ * @returns the entry tree plus diagnostics; an unreadable file gives one error diagnostic and no entries
+ */
+export async function readPiFile(file: string): Promise<PiRead> {
+  const diagnostics: Diagnostic[] = [];
+  const ignored: Record<string, number> = {};
+  const raws: RawLine[] = [];
+  let lines = 0;
+  try {
+    for await (const r of readJsonLines(file)) {
+      lines++;
+      if ('diagnostic' in r) {
+        diagnostics.push(r.diagnostic);
+        continue;
+      }
+      if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) {
+        diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
+        continue;
+      }
+      raws.push({ line: r.line, obj: r.value as Record<string, unknown> });
+    }
+  } catch (e) {
+    diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
+    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored };
+  }
+  if (lines === 0) {
+    diagnostics.push({
+      file,
+      line: 1,
+      severity: 'warning',
+      message: 'empty session file: no header, no entries (Pi writes nothing until the first assistant message)',
+    });
+    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored };
+  }
+
+  // Header: the first parsed line (session-manager.ts loadEntriesFromFile: entries[0] must be the header).
+  let header: PiHeader | null = null;
+  const first = raws[0];
+  if (first && first.obj.type === 'session') {
+    const h = HeaderSchema.safeParse(first.obj);
+    if (h.success) header = h.data;
+    else diagnostics.push({ file, line: first.line, severity: 'error', message: `invalid session header (${describeIssues(h.error)})` });
+    raws.shift();
+  } else {
+    diagnostics.push({
+      file,
+      line: first?.line ?? 1,
+      severity: 'error',
+      message: 'first line is not a Pi session header ({"type":"session",…}); Pi would treat the file as invalid. Reading the entries anyway.',
+    });
+  }
+  // Pi indexes v1 `firstKeptEntryIndex` into the parsed lines with the header at 0.
+  const fileIndexed: Array<RawLine | null> = header || first?.obj.type === 'session' ? [null, ...raws] : raws;
+
+  const version = header ? (header.version ?? 1) : raws.some((r) => typeof r.obj.id === 'string') ? PI_SESSION_VERSION : 1;
+  if (version > PI_SESSION_VERSION) {
+    diagnostics.push({
+      file,
+      line: first?.line ?? 1,
+      severity: 'warning',
+      message: `session format version ${version} is newer than ${PI_SESSION_VERSION}; read as version ${PI_SESSION_VERSION}`,
+    });
+  }
+  if (version < 2) migrateV1(raws, fileIndexed);
+  if (version < 3) migrateV2(raws);
+
+  const entries: PiEntryRec[] = [];
+  const byId = new Map<string, PiEntryRec>();
+  for (const raw of raws) {
+    const rec = toRec(file, raw, entries.length, diagnostics, ignored);
+    if (!rec) continue;
+    if (byId.has(rec.id)) {
+      diagnostics.push({ file, line: rec.line, severity: 'warning', message: `duplicate entry id ${rec.id}; the later entry wins (as in Pi)` });
+    }
+    byId.set(rec.id, rec);
+    entries.push(rec);
+  }
+  link(file, entries, byId, diagnostics);
+  return { file, header, version, entries, byId, diagnostics, ignored };
+}
+
+/** v1 → v2 in memory: a linear id chain in file order; firstKeptEntryIndex → firstKeptEntryId. */
+function migrateV1(raws: RawLine[], fileIndexed: Array<RawLine | null>): void {
+  let prev: string | null = null;
+  for (const r of raws) {
+    // Deterministic ids (Pi draws random 8-hex ids); the line number makes them unique.
+    const id = `v1-line-${r.line}`;
+    r.obj.id = id;
+    r.obj.parentId = prev;
+    prev = id;
+  }
+  for (const r of raws) {
+    if (r.obj.type !== 'compaction' || typeof r.obj.firstKeptEntryIndex !== 'number') continue;
+    const target = fileIndexed[r.obj.firstKeptEntryIndex];
+    if (target) r.obj.firstKeptEntryId = target.obj.id;
+    delete r.obj.firstKeptEntryIndex;
+  }
+}
+
+/** v2 → v3 in memory: message role `hookMessage` → `custom`. */
+function migrateV2(raws: RawLine[]): void {
+  for (const r of raws) {
+    const m = r.obj.message as Record<string, unknown> | undefined;
+    if (r.obj.type === 'message' && m && typeof m === 'object' && m.role === 'hookMessage') m.role = 'custom';
+  }
+}
+
+function bump(ignored: Record<string, number>, key: string): void {
+  ignored[key] = (ignored[key] ?? 0) + 1;
+}
+
+function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnostic[], ignored: Record<string, number>): PiEntryRec | null {
+  const base = EntryBaseSchema.safeParse(raw.obj);
+  if (!base.success) {
+    const type = typeof raw.obj.type === 'string' ? raw.obj.type : '(no type)';
+    diagnostics.push({
+      file,
+      line: raw.line,
+      severity: 'error',
+      message: `${type} entry without a valid id/parentId (${describeIssues(base.error)}); skipped`,
+    });
+    return null;
+  }
+  const { type, id, parentId, timestamp } = base.data;
+  const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
+  const schema = (ENTRY_SCHEMAS as Record<string, (typeof ENTRY_SCHEMAS)[PiEntryType] | undefined>)[type];
+  if (!schema) {
+    bump(ignored, type);
+    return rec;
+  }
+  const parsed = schema.safeParse(raw.obj);
+  if (!parsed.success) {
+    diagnostics.push({
+      file,
+      line: raw.line,
+      severity: 'warning',
+      message: `${type} entry does not match the Pi 0.73 schema (${describeIssues(parsed.error)}); kept as a tree node only`,
+    });
+    return rec;
+  }
+  if (type === 'message') {
+    const msg = (raw.obj as { message: Record<string, unknown> }).message;
+    const role = String(msg.role);
+    if (!KNOWN_ROLES.has(role)) {
+      bump(ignored, `message:${role}`);
+      return rec;
+    }
+    const m = AgentMessageSchema.safeParse(msg);
+    if (!m.success) {
+      diagnostics.push({
+        file,
+        line: raw.line,
+        severity: 'warning',
+        message: `${role} message does not match the Pi 0.73 schema (${describeIssues(m.error)}); kept as a tree node only`,
+      });
+      return rec;
+    }
+    rec.entry = { type: 'message', message: m.data };
+    return rec;
+  }
+  rec.entry = { ...(parsed.data as object), type } as PiEntry;
+  return rec;
+}
+
+/**
+ * Resolves parents and derives per-entry path facts in one pass (parents precede children in a
+ * file Pi wrote). A `parentId` that names no earlier entry makes the entry a root (Pi treats
+ * orphans as roots); a forward reference is refused, so the tree has no cycles.
+ */
+function link(file: string, entries: PiEntryRec[], byId: Map<string, PiEntryRec>, diagnostics: Diagnostic[]): void {
+  for (const rec of entries) {
+    if (rec.parentId !== null) {
+      const p = byId.get(rec.parentId);
+      if (p && p.order < rec.order) rec.parent = p;
+      else {
+        diagnostics.push({
+          file,
+          line: rec.line,
+          severity: 'warning',
+          message: p
+            ? `parentId ${rec.parentId} refers to a later line (${p.line}); entry treated as a root`
+            : `parentId ${rec.parentId} not found; entry treated as a root (its context starts here)`,
+        });
+      }
+    }
+    const e = rec.entry;
+    rec.thinkingLevel = e?.type === 'thinking_level_change' ? e.thinkingLevel : (rec.parent?.thinkingLevel ?? 'off');
+    rec.compaction = e?.type === 'compaction' ? rec : (rec.parent?.compaction ?? null);
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * zod schemas for Pi session files (JSONL, format version 1–3), checked per line at the boundary.
+ *
+ * Source: `@mariozechner/pi-coding-agent` 0.73.1, `packages/coding-agent/src/core/session-manager.ts`
+ * l.30-149 (SessionHeader, entry types), `packages/ai/src/types.ts` (message and content shapes),
+ * `packages/coding-agent/src/core/messages.ts` (bashExecution, custom, branchSummary,
+ * compactionSummary); summarized in reference/pi.md §1. Objects are loose (unknown keys are kept
+ * and ignored): Pi adds fields between versions, and the 1.x line adds more (reference/pi.md §5).
+ */
+import { z } from 'zod';
+
+/** `{"type":"text","text","textSignature"?}`. The Responses API stores `{"v":1,"id":"msg_…"}` JSON in `textSignature`. */
+export const TextContentSchema = z.looseObject({
+  type: z.literal('text'),
+  text: z.string(),
+  textSignature: z.string().optional(),
+});
+
+/** `{"type":"image","data":<base64>,"mimeType"}`. */
+export const ImageContentSchema = z.looseObject({
+  type: z.literal('image'),
+  data: z.string(),
+  mimeType: z.string(),
+});
+
+/** `{"type":"thinking","thinking","thinkingSignature"?,"redacted"?}` (Responses: the signature is the reasoning item JSON). */
+export const ThinkingContentSchema = z.looseObject({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  thinkingSignature: z.string().optional(),
+  redacted: z.boolean().optional(),
+});
+
+/** `{"type":"toolCall","id","name","arguments":{…},"thoughtSignature"?}`. Responses ids are `"<call_id>|<item id>"`. */
+export const ToolCallSchema = z.looseObject({
+  type: z.literal('toolCall'),
+  id: z.string(),
+  name: z.string(),
+  arguments: z.unknown(),
+  thoughtSignature: z.string().optional(),
+});
+
+/** A content block of a type this reader does not know: kept, passed through as Pi would. */
+export const OtherContentSchema = z.looseObject({ type: z.string() });
+
+/** Any content block; the known shapes first, then the tolerant fallback. */
+export const ContentBlockSchema = z.union([
+  TextContentSchema,
+  ImageContentSchema,
+  ThinkingContentSchema,
+  ToolCallSchema,
+  OtherContentSchema,
+]);
+
+/** Token usage as Pi records it, already normalized per API (reference/pi.md §1 "usage"). Units: tokens; cost: USD. */
+export const UsageSchema = z.looseObject({
+  input: z.number(),
+  output: z.number(),
+  cacheRead: z.number(),
+  cacheWrite: z.number(),
+  totalTokens: z.number().optional(),
+  cost: z
+    .looseObject({
+      input: z.number().optional(),
+      output: z.number().optional(),
+      cacheRead: z.number().optional(),
+      cacheWrite: z.number().optional(),
+      total: z.number().optional(),
+    })
+    .optional(),
+});
+
+export const UserMessageSchema = z.looseObject({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(ContentBlockSchema)]),
+  timestamp: z.number().optional(),
+});
+
+export const AssistantMessageSchema = z.looseObject({
+  role: z.literal('assistant'),
+  content: z.array(ContentBlockSchema),
+  api: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  usage: UsageSchema.optional(),
+  /** `stop` | `length` | `toolUse` | `error` | `aborted`. */
+  stopReason: z.string(),
+  /** ms since epoch, taken when the provider stream starts (just before the HTTP request). */
+  timestamp: z.number().optional(),
+  responseId: z.string().optional(),
+  errorMessage: z.string().optional(),
+});
+
+export const ToolResultMessageSchema = z.looseObject({
+  role: z.literal('toolResult'),
+  toolCallId: z.string(),
+  toolName: z.string().optional(),
+  content: z.array(ContentBlockSchema),
+  isError: z.boolean().optional(),
+  timestamp: z.number().optional(),
+});
+
+export const BashExecutionMessageSchema = z.looseObject({
+  role: z.literal('bashExecution'),
+  command: z.string(),
+  output: z.string(),
+  exitCode: z.number().nullish(),
+  cancelled: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+  fullOutputPath: z.string().optional(),
+  excludeFromContext: z.boolean().optional(),
+  timestamp: z.number().optional(),
+});
+
+/** Extension message (`role:"custom"`; `hookMessage` in v2 files, migrated). `display` does not affect what is sent. */
+export const CustomRoleMessageSchema = z.looseObject({
+  role: z.literal('custom'),
+  customType: z.string(),
+  content: z.union([z.string(), z.array(ContentBlockSchema)]),
+  display: z.boolean().optional(),
+  details: z.unknown().optional(),
+  timestamp: z.number().optional(),
+});
+
+/** An AgentMessage of a role this reader knows. */
+export const AgentMessageSchema = z.discriminatedUnion('role', [
+  UserMessageSchema,
+  AssistantMessageSchema,
+  ToolResultMessageSchema,
+  BashExecutionMessageSchema,
+  CustomRoleMessageSchema,
+]);
+
+/** Known message roles (a message with another role is counted as ignored `message:<role>`). */
+export const KNOWN_ROLES = new Set(['user', 'assistant', 'toolResult', 'bashExecution', 'custom']);
+
+/** First line: `{"type":"session","version":3,"id","timestamp","cwd","parentSession"?}`. A missing version means v1. */
+export const HeaderSchema = z.looseObject({
+  type: z.literal('session'),
+  version: z.number().optional(),
+  id: z.string(),
+  timestamp: z.string().optional(),
+  cwd: z.string().optional(),
+  parentSession: z.string().optional(),
+});
+
+/** Fields every tree entry has (v2+; v1 entries get them from the in-memory migration). */
+export const EntryBaseSchema = z.looseObject({
+  type: z.string(),
+  id: z.string(),
+  parentId: z.string().nullable(),
+  /** ISO time the entry was appended. */
+  timestamp: z.string().optional(),
+});
+
+/** Type-specific fields per known entry type (`session-manager.ts` l.44-149). */
+export const ENTRY_SCHEMAS = {
+  message: z.looseObject({ message: z.looseObject({ role: z.string() }) }),
+  model_change: z.looseObject({ provider: z.string(), modelId: z.string() }),
+  thinking_level_change: z.looseObject({ thinkingLevel: z.string() }),
+  compaction: z.looseObject({
+    summary: z.string(),
+    firstKeptEntryId: z.string().optional(),
+    tokensBefore: z.number().optional(),
+    details: z.unknown().optional(),
+    fromHook: z.boolean().optional(),
+  }),
+  branch_summary: z.looseObject({
+    fromId: z.string().optional(),
+    summary: z.string(),
+    details: z.unknown().optional(),
+    fromHook: z.boolean().optional(),
+  }),
+  custom: z.looseObject({ customType: z.string(), data: z.unknown().optional() }),
+  custom_message: z.looseObject({
+    customType: z.string(),
+    content: z.union([z.string(), z.array(ContentBlockSchema)]),
+    display: z.boolean().optional(),
+    details: z.unknown().optional(),
+  }),
+  label: z.looseObject({ targetId: z.string(), label: z.string().optional() }),
+  session_info: z.looseObject({ name: z.string().optional() }),
+} as const;
+
+export type PiEntryType = keyof typeof ENTRY_SCHEMAS;
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+export type TextContent = z.infer<typeof TextContentSchema>;
+export type ImageContent = z.infer<typeof ImageContentSchema>;
+export type ThinkingContent = z.infer<typeof ThinkingContentSchema>;
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+export type PiUsage = z.infer<typeof UsageSchema>;
+export type UserMessage = z.infer<typeof UserMessageSchema>;
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
+export type BashExecutionMessage = z.infer<typeof BashExecutionMessageSchema>;
+export type CustomRoleMessage = z.infer<typeof CustomRoleMessageSchema>;
+export type AgentMessage = z.infer<typeof AgentMessageSchema>;
+export type PiHeader = z.infer<typeof HeaderSchema>;
+
+/** A validated entry: its type-specific fields, discriminated by `type`. */
+export type PiEntry =
+  | { type: 'message'; message: AgentMessage }
+  | ({ type: 'model_change' } & z.infer<(typeof ENTRY_SCHEMAS)['model_change']>)
+  | ({ type: 'thinking_level_change' } & z.infer<(typeof ENTRY_SCHEMAS)['thinking_level_change']>)
+  | ({ type: 'compaction' } & z.infer<(typeof ENTRY_SCHEMAS)['compaction']>)
+  | ({ type: 'branch_summary' } & z.infer<(typeof ENTRY_SCHEMAS)['branch_summary']>)
+  | ({ type: 'custom' } & z.infer<(typeof ENTRY_SCHEMAS)['custom']>)
+  | ({ type: 'custom_message' } & z.infer<(typeof ENTRY_SCHEMAS)['custom_message']>)
+  | ({ type: 'label' } & z.infer<(typeof ENTRY_SCHEMAS)['label']>)
+  | ({ type: 'session_info' } & z.infer<(typeof ENTRY_SCHEMAS)['session_info']>);
+
+/** One-line summary of a zod error for a diagnostic: `path: message; …` (first 3 issues). */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
