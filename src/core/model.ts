@@ -165,6 +165,8 @@ export interface Session {
   ignored: Record<string, number>;
   /** Transcript events for the phux context-stream checks, in transcript order. */
   events: TranscriptEvent[];
+  /** 1-based lines (or row order) where a user turn starts, when the reader knows them (phux cost per turn). */
+  turnLines?: number[];
   /** Parent session id (OpenCode child sessions), when any. */
   parentId?: string;
 }
