@@ -1,0 +1,55 @@
+/**
+ * Text hygiene for untrusted phux strings (pane titles, cwds, session names, stderr prose).
+ *
+ * DESIGN.md "Rules that are not negotiable": transcript and phux strings are untrusted and are
+ * rendered as text only. A terminal title can carry escape sequences (OSC 0/2 titles are set by
+ * whatever runs in the pane), so anything printed to a terminal goes through `displayText` first.
+ * Pure: no fs, no child_process.
+ */
+
+/**
+ * C0 controls U+0000–U+001F and DEL U+007F: the set phux's own `cleanString` replaces
+ * (`[\u0000-\u001f\u007f]`, phall1/phux@16f2ffdf `integrations/pi/src/awareness.ts`, see
+ * reference/phux.md §2.5). Used by the ADR-0067 `control-characters` check so Prefix Lens flags
+ * exactly what phux promises to remove.
+ */
+export const PHUX_CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
+/** C0, DEL and C1 (U+0080–U+009F, e.g. the 8-bit CSI U+009B): what a terminal may interpret. */
+const DISPLAY_CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/**
+ * A single-line, control-free rendering of an untrusted string for terminal or table output:
+ * every run of C0/DEL/C1 characters becomes one space, whitespace runs collapse to one space, the
+ * ends are trimmed, and the result is cut to `maxChars` UTF-16 units (the last one replaced by
+ * `…` when cut, the same convention as phux's `cleanString`). `null`/`undefined` give `''`.
+ */
+export function displayText(value: string | null | undefined, maxChars = 200): string {
+  if (value == null) return '';
+  const flat = value.replace(DISPLAY_CONTROL_CHARS, ' ').replace(/\s+/g, ' ').trim();
+  if (flat.length <= maxChars) return flat;
+  return `${flat.slice(0, Math.max(0, maxChars - 1))}…`;
+}
+
+/** True when `value` contains a character phux's `cleanString` would have removed (see `PHUX_CONTROL_CHARS`). */
+export function hasPhuxControlChars(value: string): boolean {
+  return PHUX_CONTROL_CHARS.test(value);
+}
+
+/**
+ * UTF-8 length of `s` in bytes, without allocating (works in Node and in a webview; lone
+ * surrogates count 3 bytes, as `TextEncoder` encodes them as U+FFFD).
+ */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
