@@ -70,13 +70,25 @@ async function generate(file: string): Promise<{ bytes: number; requests: number
     await write(e);
     return e;
   };
+  // Usage as a prefix cache would report it: the history since the last compaction is read back,
+  // the rest is written (Anthropic-style fields, as Pi records them). Roughly 4 bytes per token.
+  let prompt = 1500;
+  let cached = 0;
+  const usage = (m: any, addedBytes: number) => {
+    prompt += Math.ceil(addedBytes / 4);
+    m.usage = { ...m.usage, input: 0, cacheRead: cached, cacheWrite: prompt - cached, output: 12, totalTokens: prompt + 12 };
+    cached = prompt;
+  };
   for (let turn = 0; bytes < targetBytes || requests < MIN_REQUESTS; turn++) {
     if (turn > 0 && turn % 150 === 0) {
       await next({ type: 'compaction', summary: `Summary of turns up to ${turn}.`, firstKeptEntryId: parent, tokensBefore: 100000 }, () => {});
+      prompt = 1500;
+      cached = 1500;
     }
     await next(user, (m) => (m.content = [{ type: 'text', text: `Turn ${turn}: please read file${turn}.ts` }]));
     await next(toolCall, (m) => {
       m.responseId = `chatcmpl-bench-${++requests}`;
+      usage(m, 80);
       m.content = m.content.map((c: any) => (c.type === 'toolCall' ? { ...c, id: `call_${turn}`, arguments: { path: `file${turn}.ts` } } : c));
     });
     await next(toolResult, (m) => {
@@ -85,6 +97,7 @@ async function generate(file: string): Promise<{ bytes: number; requests: number
     });
     await next(answer, (m) => {
       m.responseId = `chatcmpl-bench-${++requests}`;
+      usage(m, filler.length * (220 + (turn % 40)) + 200);
       m.content = [{ type: 'text', text: `file${turn}.ts doubles its input.` }];
     });
   }

@@ -203,17 +203,43 @@ export class BlockBuilder {
 /**
  * Reconstructed mode: blocks of one message given as a plain object, split exactly the way a
  * wire body's message is (envelope folded into the first and last content blocks). The bytes are
- * `JSON.stringify(message)` (insertion key order), so a reader should build the object with the
- * keys in the order the host sends them. Markers are not expected in reconstructed messages.
+ * those of `JSON.stringify(message)` (insertion key order), so a reader should build the object
+ * with the keys in the order the host sends them. Built piecewise, without re-scanning the text.
  * @param item message index within the messages segment
  * @param path JSON path of the message in the body the host would send, e.g. `messages[4]`
  */
 export function messageBlocks(item: number, path: string, message: Record<string, unknown>, origin?: string): Block[] {
-  const bytes = new TextEncoder().encode(JSON.stringify(message));
-  const b = new BlockBuilder(bytes, [], false);
   const role = typeof message.role === 'string' ? message.role : typeof message.type === 'string' ? message.type : '';
-  b.addMessage(item, path, scanSpans(bytes, 3), role, origin);
-  return b.blocks;
+  const make = (text: string, p: string, startPath?: string): Block => {
+    const b: Block = { segment: 'messages', item, path: p, bytes: Buffer.from(text, 'utf8') };
+    if (startPath) b.startPath = startPath;
+    if (role) b.role = role;
+    if (origin) b.origin = origin;
+    return b;
+  };
+  const content = message.content;
+  if (!Array.isArray(content) || content.length === 0) return [make(JSON.stringify(message), path)];
+  let pre = '{';
+  let post = ']';
+  let seen = false;
+  for (const [k, v] of Object.entries(message)) {
+    if (k === 'content') {
+      seen = true;
+      continue;
+    }
+    const json = JSON.stringify(v);
+    if (json === undefined) continue; // JSON.stringify drops undefined and functions
+    const pair = `${JSON.stringify(k)}:${json}`;
+    if (seen) post += `,${pair}`;
+    else pre += `${pair},`;
+  }
+  pre += '"content":[';
+  post += '}';
+  const last = content.length - 1;
+  return content.map((c, j) => {
+    const text = (j === 0 ? pre : '') + JSON.stringify(c) + (j === last ? post : '');
+    return make(text, `${path}.content[${j}]`, j === 0 ? path : undefined);
+  });
 }
 
 /**
