@@ -48,11 +48,13 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
   out(`  ${safe(s.path)}`);
   const evidence = new Set(s.requests.map((r) => r.evidence));
   out(`  ${s.requests.length} requests, evidence: ${[...evidence].join(', ') || 'none'}`);
-  const notes = new Set(s.requests.flatMap((r) => r.notes));
-  for (const n of notes) out(`  note: ${safe(n)}`);
+  // Notes shared by several requests describe the session; one-off notes stay in the JSON.
+  const counts = new Map<string, number>();
+  for (const n of s.requests.flatMap((r) => r.notes)) counts.set(n, (counts.get(n) ?? 0) + 1);
+  for (const [n, c] of counts) if (c > 1 || s.requests.length === 1) out(`  note: ${safe(n)}`);
   out('');
   out(
-    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], 18), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 44), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
+    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], 22), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 44), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
   );
   for (const r of s.requests) {
     const kind = r.kind === 'agent' ? '' : ` (${r.kind})`;
@@ -61,7 +63,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
       [
         pad(String(r.index), 4, true),
         pad(time(r.time), 8),
-        pad(safe(r.model) + kind, 18),
+        pad(safe(r.model) + kind, 22),
         pad(tokens(u?.cacheRead), 7, true),
         pad(tokens(u?.cacheWrite), 7, true),
         pad(tokens(u?.uncached), 8, true),
@@ -85,9 +87,26 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
       `hit rate ${t.hitRate === null ? '-' : `${(t.hitRate * 100).toFixed(1)}%`}; ${t.breaks} break(s); ` +
       `re-billed ~${t.lostTokens} tokens${t.costUSD ? ` (${usd(t.costUSD)})` : ''}`,
   );
+  if (s.phux) renderPhux(s.phux as PhuxJson, out);
   const ignored = Object.entries(s.ignored);
   if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
   for (const d of s.diagnostics) out(`  ${d.severity}: ${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+}
+
+/** The parts of the phux JSON the terminal shows. */
+interface PhuxJson {
+  messages: Array<{ seq: number; kind: string; line: number; bytes: number; placement: string }>;
+  violations: Array<{ rule: string; line: number; message: string }>;
+  restarts: number[];
+  cost: { bytes: number; estimatedTokens: number };
+}
+
+/** One line for the phux context stream, then one per ADR-0067 violation. */
+function renderPhux(p: PhuxJson, out: (line: string) => void): void {
+  const chain = p.messages.map((m) => `${m.kind === 'checkpoint' ? 'C' : 'Δ'}${m.seq}${m.placement === 'head' ? '(head)' : ''}`).join(' ');
+  out(`  phux context: ${p.messages.length} message(s) [${chain}], ${p.cost.bytes} bytes (~${p.cost.estimatedTokens} tokens)` +
+      `${p.restarts.length ? `, restarts at line ${p.restarts.join(', ')}` : ''}; ${p.violations.length} ADR-0067 violation(s)`);
+  for (const v of p.violations) out(`    line ${v.line}: ${safe(v.rule)}: ${safe(v.message)}`);
 }
 
 /** Renders a whole report. */
