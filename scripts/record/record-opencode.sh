@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Records the OpenCode fixtures: real opencode-ai (pinned in scripts/record/opencode/package.json)
+# against a scripted provider on 127.0.0.1. Usage: scripts/record/record-opencode.sh OUTDIR
+# Unattended (no stdin, CI=true); exits non-zero with a message on failure. Needs node >= 20,
+# git and the npm registry (for `npm ci` and OpenCode's own background plugin install).
+set -euo pipefail
+if [ $# -ne 1 ]; then echo "usage: $0 OUTDIR" >&2; exit 2; fi
+HERE="$(cd "$(dirname "$0")/opencode" && pwd)"
+command -v node >/dev/null || { echo "record-opencode: node is required" >&2; exit 1; }
+command -v git >/dev/null || { echo "record-opencode: git is required" >&2; exit 1; }
+if [ ! -x "$HERE/node_modules/opencode-ai/bin/opencode.exe" ]; then
+  echo "record-opencode: installing opencode-ai from scripts/record/opencode/package-lock.json"
+  (cd "$HERE" && npm ci --no-audit --no-fund) || { echo "record-opencode: npm ci failed" >&2; exit 1; }
+fi
+exec node "$HERE/record.mjs" "$1" < /dev/null

@@ -1,0 +1,129 @@
+/**
+ * The OpenCode host reader (OpenCode 1.18.x SQLite store, and the JSON storage of < 1.2;
+ * reference/opencode.md).
+ *
+ *   locateOpenCode(env)                       → data dir, database(s), legacy storage (locate.ts)
+ *   readOpenCode(pathOrDir, {requestsDir?})   → normalized Sessions (read.ts → normalize.ts [→ wire.ts])
+ *
+ * Without `requestsDir` every request is reconstructed from the stored messages (evidence
+ * `reconstructed`, head opaque). With it, captured bodies give the exact bytes (evidence `wire`).
+ * Read-only: the database and its WAL are read into memory and never opened for writing.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Diagnostic, Session } from '../../core/model.js';
+import { locateOpenCode } from './locate.js';
+import { inferApis, normalizeSession, type OpenCodeApi } from './normalize.js';
+import { readJsonStore, readSqliteStore, type StoreRead, type StoredSession } from './read.js';
+import { applyWire, readOpenCodeBodies } from './wire.js';
+
+export { locateOpenCode, openCodeDataDir, type OpenCodeLocation } from './locate.js';
+export { readSqliteStore, readJsonStore, type StoredSession, type StoredMessage, type StoredPart, type StoreRead } from './read.js';
+export { normalizeSession, filterCompacted, toModelMessages, usageOf, inferApis, HEAD_NOTE, type OpenCodeApi, type Reconstruction } from './normalize.js';
+export { readOpenCodeBodies, applyWire, type OpenCodeBody } from './wire.js';
+export { applyWal, type WalApplied } from './wal.js';
+
+/** Options of `readOpenCode`. */
+export interface ReadOpenCodeOptions {
+  /** Environment for `opencode:<id>` (locates the data dir); defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Folder of captured request bodies (`NNN-<kind>.body.json` + `.meta.json`): wire mode. */
+  requestsDir?: string;
+  /** Read only this session. */
+  session?: string;
+  /** Wire API per provider id, when the stored data does not tell (custom providers). */
+  apis?: Record<string, OpenCodeApi>;
+}
+
+/**
+ * Reads OpenCode sessions.
+ * @param pathOrDir a data dir (holding `opencode.db` and/or `storage/`), a database file, a
+ *   legacy `storage` folder, or `opencode:<sessionID>` (located with `opts.env`)
+ * @returns one Session per stored session (child sessions are their own, with `parentId`), in
+ *   creation order. Never throws for bad content: problems are diagnostics; when nothing can be
+ *   read at all, one empty session carries them.
+ */
+export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions = {}): Promise<Session[]> {
+  let target = pathOrDir;
+  let sessionId = opts.session;
+  if (pathOrDir.startsWith('opencode:')) {
+    sessionId = pathOrDir.slice('opencode:'.length) || undefined;
+    const loc = locateOpenCode(opts.env ?? process.env);
+    target = loc.db ?? loc.storage ?? loc.dataDir;
+  }
+  const reads: StoreRead[] = [];
+  const storeOpts = { sessionId };
+  const isDir = (() => {
+    try {
+      return statSync(target).isDirectory();
+    } catch {
+      return false;
+    }
+  })();
+  if (!existsSync(target)) {
+    return [failed(target, `no OpenCode data at ${target}`)];
+  }
+  if (!isDir) {
+    reads.push(await readSqliteStore(target, storeOpts));
+  } else if (existsSync(join(target, 'session')) && !existsSync(join(target, 'opencode.db'))) {
+    reads.push(readJsonStore(target, storeOpts));
+  } else {
+    const db = join(target, 'opencode.db');
+    if (existsSync(db)) reads.push(await readSqliteStore(db, storeOpts));
+    if (existsSync(join(target, 'storage', 'session'))) {
+      const legacy = readJsonStore(join(target, 'storage'), storeOpts);
+      // 1.18 neither reads nor imports the legacy tree: keep the sessions the database lacks.
+      const known = new Set(reads.flatMap((r) => r.sessions.map((s) => s.id)));
+      reads.push({ sessions: legacy.sessions.filter((s) => !known.has(s.id)), diagnostics: legacy.diagnostics });
+    }
+    if (!reads.length) return [failed(target, `no opencode.db and no storage/ folder in ${target}`)];
+  }
+
+  const stored: StoredSession[] = reads.flatMap((r) => r.sessions);
+  const storeDiagnostics: Diagnostic[] = reads.flatMap((r) => r.diagnostics);
+  if (sessionId && !stored.some((s) => s.id === sessionId)) {
+    return [failed(target, `session ${sessionId} not found in ${target}`, storeDiagnostics, sessionId)];
+  }
+  if (!stored.length) {
+    if (storeDiagnostics.length) return [failed(target, 'no sessions could be read', storeDiagnostics)];
+    return [];
+  }
+  const apis = inferApis(stored, opts.apis);
+  const recons = stored.map((s) => normalizeSession(s, { apis }));
+  // Store-level problems (WAL, missing tables) concern every session read from that store.
+  for (const r of recons) r.session.diagnostics.unshift(...storeDiagnostics.filter((d) => d.file === r.session.path || d.file.startsWith(`${r.session.path}-`)));
+
+  if (opts.requestsDir) {
+    const wireDiagnostics: Diagnostic[] = [];
+    let bodies;
+    try {
+      bodies = await readOpenCodeBodies(opts.requestsDir, wireDiagnostics);
+    } catch (e) {
+      const message = `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed`;
+      for (const r of recons) r.session.diagnostics.push({ file: opts.requestsDir, line: 1, severity: 'error', message });
+      return recons.map((r) => r.session);
+    }
+    const providers = new Map<string, string>();
+    for (const r of recons) for (const q of r.session.requests) if (!providers.has(`${q.api}\u0000${q.model}`)) providers.set(`${q.api}\u0000${q.model}`, q.provider);
+    const single = recons.length === 1;
+    for (const r of recons) {
+      const mine = wireDiagnostics.filter((d) => bodies.some((b) => b.file === d.file && (b.sessionId === r.session.id || (!b.sessionId && single))));
+      r.session.diagnostics.push(...mine);
+      applyWire(r, bodies, single, opts.requestsDir, providers);
+    }
+  }
+  return recons.map((r) => r.session);
+}
+
+/** An empty session that carries the reason nothing could be read. */
+function failed(path: string, message: string, diagnostics: Diagnostic[] = [], id?: string): Session {
+  return {
+    host: 'opencode',
+    id: id ?? basename(path),
+    path,
+    requests: [],
+    diagnostics: [...diagnostics, { file: path, line: 0, severity: 'error', message }],
+    ignored: {},
+    events: [],
+  };
+}

@@ -1,0 +1,381 @@
+/**
+ * Reads OpenCode sessions from disk, strictly read-only, into plain stored sessions
+ * (info + ordered messages + ordered parts), each row or file checked against the schemas.
+ *
+ *  - SQLite (1.2 … 1.18.x): `opencode.db` (+ `opencode.db-wal`, applied in memory by wal.ts) via
+ *    sql.js. Tables `session`, `message(id, session_id, time_created, data)`,
+ *    `part(id, message_id, session_id, data)`; messages `ORDER BY time_created, id`, parts
+ *    `ORDER BY id` (reference/opencode.md §1.2, [bin] `MessageV2.page`).
+ *  - Legacy JSON (< 1.2): `storage/session/<projectID>/<sessionID>.json`,
+ *    `storage/message/<sessionID>/<messageID>.json`, `storage/part/<messageID>/<partID>.json`
+ *    (reference §1.1, `json-migration.ts`).
+ * Bad input never throws: an unreadable/locked/malformed database, a missing table, a row whose
+ * JSON does not parse or does not fit the schema, a message without parts, an unknown part type
+ * each give a Diagnostic (file + row reference) and the rest is read.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
+import type { Diagnostic } from '../../core/model.js';
+import {
+  describeIssues,
+  KNOWN_PART_TYPES,
+  MessageInfoSchema,
+  PartSchema,
+  SessionInfoSchema,
+  type MessageInfo,
+  type Part,
+  type SessionInfo,
+} from './schema.js';
+import { applyWal, markRollbackJournal } from './wal.js';
+
+/** One stored part, parsed. `row` is the database row reference or the JSON file. */
+export interface StoredPart {
+  id: string;
+  part: Part;
+  row: string;
+}
+
+/** One stored message with its parts in id order. `ordinal` = 1-based position in the session. */
+export interface StoredMessage {
+  id: string;
+  ordinal: number;
+  info: MessageInfo;
+  parts: StoredPart[];
+  row: string;
+}
+
+/** One session as stored. */
+export interface StoredSession {
+  id: string;
+  info: SessionInfo;
+  messages: StoredMessage[];
+  /** The database file or the legacy storage folder it was read from. */
+  file: string;
+  format: 'sqlite' | 'json';
+  diagnostics: Diagnostic[];
+  /** Ignored entries by kind (`part:<type>`, `message:no-parts`), with counts. */
+  ignored: Record<string, number>;
+}
+
+/** What a store read produced: sessions, plus problems that belong to no session. */
+export interface StoreRead {
+  sessions: StoredSession[];
+  diagnostics: Diagnostic[];
+}
+
+let sqlPromise: Promise<SqlJsStatic> | undefined;
+/**
+ * sql.js (SQLite compiled to WebAssembly; Node 20 has no `node:sqlite`, and no native module is
+ * used), loaded once; its `sql-wasm.wasm` is found next to the package's main script.
+ */
+function sql(): Promise<SqlJsStatic> {
+  if (!sqlPromise) {
+    const dir = dirname(require.resolve('sql.js'));
+    sqlPromise = initSqlJs({ locateFile: (f: string) => join(dir, f) });
+  }
+  return sqlPromise;
+}
+
+const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Options shared by both store readers. */
+export interface StoreOptions {
+  /** Read only this session. */
+  sessionId?: string;
+}
+
+/**
+ * Reads an OpenCode SQLite database (and its WAL, if any) without writing either file.
+ * @param file path of `opencode.db` (or another channel's database)
+ */
+export async function readSqliteStore(file: string, opts: StoreOptions = {}): Promise<StoreRead> {
+  const diagnostics: Diagnostic[] = [];
+  const diag = (message: string, severity: Diagnostic['severity'] = 'error') => diagnostics.push({ file, line: 0, message, severity });
+  let main: Uint8Array;
+  try {
+    main = new Uint8Array(readFileSync(file));
+  } catch (e) {
+    diag(`cannot read the database: ${errText(e)}`);
+    return { sessions: [], diagnostics };
+  }
+  let image = main;
+  let wal: Uint8Array | undefined;
+  try {
+    if (existsSync(`${file}-wal`)) wal = new Uint8Array(readFileSync(`${file}-wal`));
+  } catch (e) {
+    diag(`cannot read ${file}-wal (the newest rows may be missing): ${errText(e)}`, 'warning');
+  }
+  if (wal && wal.length > 0) {
+    const applied = applyWal(main, wal);
+    if (applied.problem) diag(`${file}-wal ignored: ${applied.problem}; the newest rows may be missing`, 'warning');
+    if (applied.ignoredFrames > 0) {
+      diag(`${file}-wal: ${applied.ignoredFrames} frame(s) of an unfinished transaction ignored (OpenCode is writing)`, 'info');
+    }
+    image = applied.image === main ? main.slice() : applied.image;
+  } else {
+    image = main.slice();
+  }
+  if (image.length === 0) {
+    diag('the database is empty (no pages; OpenCode may not have written it yet)', 'warning');
+    return { sessions: [], diagnostics };
+  }
+  if (image.length < 100 || new TextDecoder().decode(image.subarray(0, 15)) !== 'SQLite format 3') {
+    diag('not an SQLite database (bad header; a half-written or foreign file)');
+    return { sessions: [], diagnostics };
+  }
+  markRollbackJournal(image);
+  let db: Database;
+  try {
+    db = new (await sql()).Database(image);
+  } catch (e) {
+    diag(`cannot open the database: ${errText(e)}`);
+    return { sessions: [], diagnostics };
+  }
+  try {
+    return readTables(db, file, opts, diagnostics);
+  } catch (e) {
+    diag(`cannot read the database (locked, half-written or corrupt?): ${errText(e)}`);
+    return { sessions: [], diagnostics };
+  } finally {
+    db.close();
+  }
+}
+
+type Row = Record<string, unknown>;
+function rows(db: Database, query: string, params: Array<string | number> = []): Row[] {
+  const stmt = db.prepare(query);
+  try {
+    stmt.bind(params);
+    const out: Row[] = [];
+    while (stmt.step()) out.push(stmt.getAsObject() as Row);
+    return out;
+  } finally {
+    stmt.free();
+  }
+}
+
+function readTables(db: Database, file: string, opts: StoreOptions, diagnostics: Diagnostic[]): StoreRead {
+  const tables = new Set(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => String(r.name)));
+  const missing = ['session', 'message', 'part'].filter((t) => !tables.has(t));
+  for (const t of missing) {
+    diagnostics.push({
+      file,
+      line: 0,
+      severity: t === 'session' ? 'warning' : 'error',
+      message: `table \`${t}\` is missing (not an OpenCode ≥ 1.2 database, or a partial one)${t === 'message' ? '; no requests can be read' : ''}`,
+    });
+  }
+  const where = opts.sessionId ? ' WHERE session_id = ?' : '';
+  const params = opts.sessionId ? [opts.sessionId] : [];
+  const sessions = new Map<string, StoredSession>();
+  const get = (id: string): StoredSession => {
+    let s = sessions.get(id);
+    if (!s) {
+      s = { id, info: { id }, messages: [], file, format: 'sqlite', diagnostics: [], ignored: {} };
+      sessions.set(id, s);
+    }
+    return s;
+  };
+
+  if (tables.has('session')) {
+    const q = `SELECT * FROM session${opts.sessionId ? ' WHERE id = ?' : ''} ORDER BY time_created, id`;
+    for (const r of rows(db, q, params)) {
+      const info = sessionInfoFromRow(r);
+      const parsed = SessionInfoSchema.safeParse(info);
+      const s = get(String(r.id));
+      if (parsed.success) s.info = parsed.data;
+      else s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row session:${String(r.id)}: unexpected columns (${describeIssues(parsed.error)})` });
+    }
+  }
+  if (!tables.has('message')) return { sessions: [...sessions.values()], diagnostics };
+
+  const byMessage = new Map<string, StoredMessage>();
+  for (const r of rows(db, `SELECT id, session_id, time_created, data FROM message${where} ORDER BY session_id, time_created, id`, params)) {
+    const id = String(r.id);
+    const s = get(String(r.session_id));
+    const row = `message:${id}`;
+    const info = parseJson(r.data, s, file, row);
+    if (info === undefined) continue;
+    const parsed = MessageInfoSchema.safeParse(info);
+    if (!parsed.success) {
+      s.diagnostics.push({ file, line: 0, severity: 'error', message: `row ${row}: not an OpenCode message (${describeIssues(parsed.error)}); skipped` });
+      continue;
+    }
+    const m: StoredMessage = { id, ordinal: s.messages.length + 1, info: parsed.data, parts: [], row };
+    s.messages.push(m);
+    byMessage.set(id, m);
+  }
+  if (tables.has('part')) {
+    for (const r of rows(db, `SELECT id, message_id, session_id, data FROM part${where} ORDER BY message_id, id`, params)) {
+      const id = String(r.id);
+      const row = `part:${id} (message ${String(r.message_id)})`;
+      const s = get(String(r.session_id));
+      const m = byMessage.get(String(r.message_id));
+      const value = parseJson(r.data, s, file, row);
+      if (value === undefined) continue;
+      if (!m) {
+        s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row ${row}: its message is missing or unreadable; part ignored` });
+        continue;
+      }
+      const part = checkPart(value, s, file, row);
+      if (part) m.parts.push({ id, part, row: `part:${id}` });
+    }
+  }
+  for (const s of sessions.values()) finishSession(s);
+  return { sessions: [...sessions.values()].sort(bySessionTime), diagnostics };
+}
+
+/** The Session info object from a `session` row (the columns of `packages/opencode/src/session/session.sql.ts`). */
+function sessionInfoFromRow(r: Row): Record<string, unknown> {
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const info: Record<string, unknown> = {
+    id: String(r.id),
+    title: typeof r.title === 'string' ? r.title : undefined,
+    directory: typeof r.directory === 'string' ? r.directory : undefined,
+    parentID: typeof r.parent_id === 'string' ? r.parent_id : undefined,
+    version: typeof r.version === 'string' ? r.version : undefined,
+    time: { created: num(r.time_created), updated: num(r.time_updated) },
+  };
+  if (typeof r.tokens_input === 'number') {
+    info.tokens = {
+      input: r.tokens_input,
+      output: num(r.tokens_output) ?? 0,
+      reasoning: num(r.tokens_reasoning) ?? 0,
+      cache: { read: num(r.tokens_cache_read) ?? 0, write: num(r.tokens_cache_write) ?? 0 },
+    };
+  }
+  return info;
+}
+
+function parseJson(data: unknown, s: StoredSession, file: string, row: string): unknown {
+  const text = data instanceof Uint8Array ? new TextDecoder().decode(data) : String(data ?? '');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    s.diagnostics.push({ file, line: 0, severity: 'error', message: `row ${row}: data is not JSON (${errText(e)}); skipped` });
+    return undefined;
+  }
+}
+
+function checkPart(value: unknown, s: StoredSession, file: string, row: string): Part | undefined {
+  const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
+  if (typeof type === 'string' && !KNOWN_PART_TYPES.has(type)) {
+    s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row ${row}: unknown part type \`${type}\`; ignored` });
+    s.ignored[`part:${type}`] = (s.ignored[`part:${type}`] ?? 0) + 1;
+    return undefined;
+  }
+  const parsed = PartSchema.safeParse(value);
+  if (!parsed.success) {
+    s.diagnostics.push({ file, line: 0, severity: 'error', message: `row ${row}: not an OpenCode part (${describeIssues(parsed.error)}); skipped` });
+    return undefined;
+  }
+  return parsed.data;
+}
+
+/** Message-level checks once the parts are attached. */
+function finishSession(s: StoredSession): void {
+  for (const m of s.messages) {
+    if (m.parts.length === 0) {
+      s.diagnostics.push({
+        file: s.file,
+        line: 0,
+        severity: 'warning',
+        message: `${m.row}: message has no (readable) parts; OpenCode sends nothing for it`,
+      });
+      s.ignored['message:no-parts'] = (s.ignored['message:no-parts'] ?? 0) + 1;
+    }
+  }
+}
+
+function bySessionTime(a: StoredSession, b: StoredSession): number {
+  return (a.info.time?.created ?? 0) - (b.info.time?.created ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+/**
+ * Reads the legacy JSON layout (OpenCode < 1.2).
+ * @param storage the `storage` folder (holding `session/`, `message/`, `part/`)
+ */
+export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRead {
+  const diagnostics: Diagnostic[] = [];
+  const list = (dir: string): string[] => {
+    try {
+      return readdirSync(dir).sort();
+    } catch {
+      return [];
+    }
+  };
+  const load = (path: string, s: StoredSession | null): unknown => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      (s?.diagnostics ?? diagnostics).push({ file: path, line: 1, severity: 'error', message: `cannot read: ${errText(e)}` });
+      return undefined;
+    }
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      (s?.diagnostics ?? diagnostics).push({ file: path, line: 1, severity: 'error', message: `not JSON (${errText(e)}); skipped` });
+      return undefined;
+    }
+  };
+  const sessions: StoredSession[] = [];
+  if (!existsSync(join(storage, 'session'))) {
+    diagnostics.push({ file: storage, line: 1, severity: 'warning', message: 'no `session` folder: not an OpenCode storage folder' });
+  }
+  for (const project of list(join(storage, 'session'))) {
+    for (const name of list(join(storage, 'session', project))) {
+      if (!name.endsWith('.json')) continue;
+      const id = name.slice(0, -5);
+      if (opts.sessionId && id !== opts.sessionId) continue;
+      const file = join(storage, 'session', project, name);
+      const s: StoredSession = { id, info: { id }, messages: [], file: storage, format: 'json', diagnostics: [], ignored: {} };
+      const raw = load(file, s);
+      const parsed = SessionInfoSchema.safeParse(raw);
+      if (parsed.success) s.info = parsed.data;
+      else if (raw !== undefined) s.diagnostics.push({ file, line: 1, severity: 'warning', message: `unexpected session info (${describeIssues(parsed.error)})` });
+      const msgs: Array<StoredMessage & { created: number }> = [];
+      for (const mname of list(join(storage, 'message', id))) {
+        if (!mname.endsWith('.json')) continue;
+        const mfile = join(storage, 'message', id, mname);
+        const value = load(mfile, s);
+        if (value === undefined) continue;
+        const p = MessageInfoSchema.safeParse(value);
+        if (!p.success) {
+          s.diagnostics.push({ file: mfile, line: 1, severity: 'error', message: `not an OpenCode message (${describeIssues(p.error)}); skipped` });
+          continue;
+        }
+        const mid = typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : mname.slice(0, -5);
+        const parts: StoredPart[] = [];
+        for (const pname of list(join(storage, 'part', mid))) {
+          if (!pname.endsWith('.json')) continue;
+          const pfile = join(storage, 'part', mid, pname);
+          const pv = load(pfile, s);
+          if (pv === undefined) continue;
+          const part = checkPartFile(pv, s, pfile);
+          const pid = typeof (pv as { id?: unknown }).id === 'string' ? (pv as { id: string }).id : pname.slice(0, -5);
+          if (part) parts.push({ id: pid, part, row: pfile });
+        }
+        parts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        msgs.push({ id: mid, ordinal: 0, info: p.data, parts, row: mfile, created: p.data.time.created });
+      }
+      msgs.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      s.messages = msgs.map(({ created: _c, ...m }, i) => ({ ...m, ordinal: i + 1 }));
+      finishSession(s);
+      sessions.push(s);
+    }
+  }
+  return { sessions: sessions.sort(bySessionTime), diagnostics };
+}
+
+function checkPartFile(value: unknown, s: StoredSession, file: string): Part | undefined {
+  const before = s.diagnostics.length;
+  const part = checkPart(value, s, file, 'part');
+  // Re-anchor the message on the file (JSON files have lines; the row label is redundant).
+  for (const d of s.diagnostics.slice(before)) {
+    d.line = 1;
+    d.message = d.message.replace(/^row part: /, '');
+  }
+  return part;
+}

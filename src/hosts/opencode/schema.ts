@@ -1,0 +1,134 @@
+/**
+ * zod schemas of OpenCode's stored session data, checked at the boundary (rows and JSON files).
+ *
+ * Source of truth: `@opencode-ai/sdk@1.18.33` `dist/v2/gen/types.gen.d.ts` and
+ * `packages/opencode/src/session/message-v2.ts` (shared/reference/opencode.md §1.3). In the
+ * database the `data` column holds the object without `id`, `sessionID` (and `messageID` for
+ * parts); the legacy JSON files (< 1.2) hold the whole object. Objects are loose: fields this
+ * reader does not use are kept, unknown part types are reported by the reader, not rejected here.
+ */
+import { z } from 'zod';
+
+/** `tokens` of an assistant message or a `step-finish` part (units: tokens). */
+export const TokensSchema = z.looseObject({
+  total: z.number().optional(),
+  input: z.number(),
+  output: z.number(),
+  reasoning: z.number().optional(),
+  cache: z.looseObject({ read: z.number(), write: z.number() }).optional(),
+});
+export type Tokens = z.infer<typeof TokensSchema>;
+
+const TimeSchema = z.looseObject({ created: z.number(), completed: z.number().optional() });
+
+export const UserInfoSchema = z.looseObject({
+  role: z.literal('user'),
+  time: TimeSchema,
+  agent: z.string().optional(),
+  model: z.looseObject({ providerID: z.string(), modelID: z.string() }).optional(),
+  system: z.string().optional(),
+});
+export type UserInfo = z.infer<typeof UserInfoSchema>;
+
+export const AssistantInfoSchema = z.looseObject({
+  role: z.literal('assistant'),
+  time: TimeSchema,
+  error: z.looseObject({ name: z.string().optional(), data: z.unknown().optional() }).nullish(),
+  parentID: z.string().optional(),
+  modelID: z.string(),
+  providerID: z.string(),
+  mode: z.string().optional(),
+  agent: z.string().optional(),
+  summary: z.boolean().optional(),
+  cost: z.number().optional(),
+  tokens: TokensSchema.optional(),
+  finish: z.string().optional(),
+  variant: z.string().optional(),
+});
+export type AssistantInfo = z.infer<typeof AssistantInfoSchema>;
+
+export const MessageInfoSchema = z.discriminatedUnion('role', [UserInfoSchema, AssistantInfoSchema]);
+export type MessageInfo = z.infer<typeof MessageInfoSchema>;
+
+const Metadata = z.record(z.string(), z.unknown()).optional();
+
+export const TextPartSchema = z.looseObject({
+  type: z.literal('text'),
+  text: z.string(),
+  synthetic: z.boolean().optional(),
+  ignored: z.boolean().optional(),
+  time: z.looseObject({ start: z.number().optional() }).optional(),
+  metadata: Metadata,
+});
+export const ReasoningPartSchema = z.looseObject({ type: z.literal('reasoning'), text: z.string(), metadata: Metadata });
+export const FilePartSchema = z.looseObject({ type: z.literal('file'), mime: z.string(), url: z.string(), filename: z.string().optional() });
+export const ToolStateSchema = z.looseObject({
+  status: z.enum(['pending', 'running', 'completed', 'error']),
+  input: z.unknown().optional(),
+  output: z.string().optional(),
+  error: z.string().optional(),
+  metadata: Metadata,
+  time: z.looseObject({ compacted: z.number().optional() }).optional(),
+  attachments: z.array(z.looseObject({ mime: z.string(), url: z.string(), filename: z.string().optional() })).optional(),
+});
+export const ToolPartSchema = z.looseObject({ type: z.literal('tool'), callID: z.string(), tool: z.string(), state: ToolStateSchema, metadata: Metadata });
+export const StepFinishPartSchema = z.looseObject({ type: z.literal('step-finish'), tokens: TokensSchema.optional(), reason: z.string().optional() });
+export const CompactionPartSchema = z.looseObject({
+  type: z.literal('compaction'),
+  auto: z.boolean().optional(),
+  overflow: z.boolean().optional(),
+  tail_start_id: z.string().optional(),
+});
+export const SubtaskPartSchema = z.looseObject({ type: z.literal('subtask'), prompt: z.string().optional(), description: z.string().optional(), agent: z.string().optional() });
+/** Part types with no fields this reader needs. */
+export const PlainPartSchema = z.looseObject({ type: z.enum(['step-start', 'snapshot', 'patch', 'agent', 'retry']) });
+
+export const PartSchema = z.discriminatedUnion('type', [
+  TextPartSchema,
+  ReasoningPartSchema,
+  FilePartSchema,
+  ToolPartSchema,
+  StepFinishPartSchema,
+  CompactionPartSchema,
+  SubtaskPartSchema,
+  PlainPartSchema,
+]);
+export type Part = z.infer<typeof PartSchema>;
+export type TextPart = z.infer<typeof TextPartSchema>;
+export type ToolPart = z.infer<typeof ToolPartSchema>;
+
+/** Every part type OpenCode 1.18.33 defines (others are reported as unknown and ignored). */
+export const KNOWN_PART_TYPES: ReadonlySet<string> = new Set([
+  'text',
+  'reasoning',
+  'file',
+  'tool',
+  'step-start',
+  'step-finish',
+  'snapshot',
+  'patch',
+  'agent',
+  'compaction',
+  'subtask',
+  'retry',
+]);
+
+/** Session info: the `session` row (columns) or the legacy `storage/session/<project>/<id>.json`. */
+export const SessionInfoSchema = z.looseObject({
+  id: z.string(),
+  title: z.string().optional(),
+  directory: z.string().optional(),
+  parentID: z.string().nullish(),
+  version: z.string().optional(),
+  time: z.looseObject({ created: z.number().optional(), updated: z.number().optional() }).optional(),
+  tokens: TokensSchema.optional(),
+});
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+
+/** Short text of a zod error for diagnostics (first issues, with their paths). */
+export function describeIssues(e: z.ZodError): string {
+  return e.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}

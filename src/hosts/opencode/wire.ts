@@ -1,0 +1,250 @@
+/**
+ * Wire mode for OpenCode: requests built from captured request bodies (exact bytes), matched to
+ * the session's stored assistant messages.
+ *
+ * Input: a folder of `NNN-<kind>.body.json` (body bytes as sent; name order = send order) with
+ * optional sibling `NNN-<kind>.meta.json` as scripts/record/opencode/fake-provider.mjs writes
+ * them (`kind` agent | title | summary, `api`, `headers` with OpenCode's `x-session-id`, and the
+ * provider's `usage`). Without a meta, the kind comes from OpenCode's system prompts (title
+ * generator, context summarization agent) and the session is the only one read.
+ *
+ * Matching (per session, by order within kind, reference/opencode.md §1.3: one request ↔ one
+ * assistant message): the i-th agent body of a session ↔ its i-th reconstructed agent request,
+ * skipping a body whose message count differs when the next body fits (a provider-level retry
+ * sends the same body twice for one message); summaries likewise. Title bodies have no stored
+ * message: they become requests of kind `title` with the usage of the capture meta.
+ * The phux context of a V2 plugin lives in the system prompt, which OpenCode does not store: each
+ * body's system text yields a `context` event with placement `head` (the stream analysis folds
+ * identical re-sends); a compaction body's hook checkpoint yields one with placement `tail`.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { blocksOf, chainOf } from '../../core/chain.js';
+import type { Diagnostic, LlmRequest, Session, TranscriptEvent } from '../../core/model.js';
+import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
+import { usageFromResponse } from '../capture/index.js';
+import { findContextMessages } from '../../phux/context.js';
+import type { Reconstruction } from './normalize.js';
+
+/** One captured body. */
+export interface OpenCodeBody {
+  file: string;
+  /** Request number from the file name, else the 1-based position. */
+  n: number;
+  kind: 'agent' | 'title' | 'summary';
+  api: WireApi;
+  sessionId?: string;
+  wire?: WireRequest & { api: WireApi };
+  /** Items in the messages segment. */
+  messages: number;
+  /** Text of the system segment (for phux V2 detection). */
+  systemText: string;
+  /** Text of the user messages of a summary body (for the compaction hook checkpoint). */
+  promptText: string;
+  meta?: Record<string, unknown>;
+}
+
+const TITLE_MARK = 'You are a title generator';
+const SUMMARY_MARK = 'context summarization agent';
+
+/**
+ * Reads a folder of captured bodies in name order. Never throws for bad content (diagnostics);
+ * throws only when the folder cannot be listed.
+ */
+export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[]): Promise<OpenCodeBody[]> {
+  const names = (await readdir(dir)).filter((f) => f.endsWith('.body.json')).sort();
+  const out: OpenCodeBody[] = [];
+  for (const [i, name] of names.entries()) {
+    const file = join(dir, name);
+    const m = /^(\d+)-/.exec(name);
+    let meta: Record<string, unknown> | undefined;
+    try {
+      const v = JSON.parse(await readFile(file.replace(/\.body\.json$/, '.meta.json'), 'utf8')) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) meta = v as Record<string, unknown>;
+    } catch {
+      meta = undefined;
+    }
+    const headers = (meta?.headers && typeof meta.headers === 'object' ? meta.headers : {}) as Record<string, unknown>;
+    const body: OpenCodeBody = {
+      file,
+      n: m ? Number(m[1]) : i + 1,
+      kind: 'agent',
+      api: 'openai-completions',
+      sessionId: typeof headers['x-session-id'] === 'string' ? headers['x-session-id'] : undefined,
+      messages: 0,
+      systemText: '',
+      promptText: '',
+      meta,
+    };
+    try {
+      const bytes = new Uint8Array(await readFile(file));
+      const metaApi = typeof meta?.api === 'string' ? (meta.api as WireApi) : undefined;
+      const urlApi = typeof meta?.url === 'string' && /\/messages(\?|$)/.test(meta.url) ? 'anthropic-messages' : undefined;
+      body.wire = parseWireBody(bytes, metaApi ?? urlApi);
+      body.api = body.wire.api;
+      const dec = new TextDecoder();
+      const texts = (seg: string) => body.wire!.blocks.filter((b) => b.segment === seg).map((b) => textOf(JSON.parse(dec.decode(b.bytes)) as unknown));
+      body.systemText = texts('system').join('\n');
+      body.messages = new Set(body.wire.blocks.filter((b) => b.segment === 'messages').map((b) => b.item)).size;
+      const metaKind = meta?.kind;
+      const hasTools = body.wire.blocks.some((b) => b.segment === 'tools');
+      body.kind =
+        metaKind === 'agent' || metaKind === 'title' || metaKind === 'summary'
+          ? metaKind
+          : body.systemText.includes(TITLE_MARK)
+            ? 'title'
+            : !hasTools && body.systemText.includes(SUMMARY_MARK)
+              ? 'summary'
+              : 'agent';
+      if (body.kind === 'summary') body.promptText = messageTexts(bytes).join('\n');
+    } catch (e) {
+      diagnostics.push({ file, line: 1, severity: 'error', message: `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+    }
+    out.push(body);
+  }
+  return out;
+}
+
+/** Text of a JSON block: strings and `text`/`content` members, in order. */
+function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) return v.map(textOf).join('\n');
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (typeof o.text === 'string') return o.text;
+    if ('content' in o) return textOf(o.content);
+  }
+  return '';
+}
+
+function messageTexts(bytes: Uint8Array): string[] {
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes)) as { messages?: Array<{ role?: string; content?: unknown }> };
+    return (body.messages ?? []).filter((m) => m.role === 'user').map((m) => textOf(m.content));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Replaces a session's reconstructed requests by wire requests built from its bodies.
+ * @param bodies every body of the folder; those of other sessions are skipped
+ * @param single true when only one session is read (bodies without a session id belong to it)
+ */
+export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single: boolean, dir: string, providers: Map<string, string>): Session {
+  const session = recon.session;
+  const mine = bodies.filter((b) => (b.sessionId ? b.sessionId === session.id : single));
+  if (mine.length === 0) return session;
+  const diagnostics = session.diagnostics;
+  const pos = new Map<OpenCodeBody, number>(); // body → index into recon.requests
+  for (const kind of ['agent', 'summary'] as const) {
+    const rs = recon.requests.map((r, i) => ({ r, i })).filter((x) => x.r.request.kind === kind);
+    const bs = mine.filter((b) => b.kind === kind && b.wire);
+    let j = 0;
+    for (const { r, i } of rs) {
+      if (j >= bs.length) break;
+      // A retried attempt: skip a body whose message count differs when the next one fits.
+      if (kind === 'agent' && bs[j].messages !== r.messages && bs[j + 1]?.messages === r.messages) j++;
+      pos.set(bs[j], i);
+      j++;
+    }
+    if (bs.length !== rs.length) {
+      diagnostics.push({
+        file: dir,
+        line: 1,
+        severity: 'warning',
+        message: `session ${session.id}: ${bs.length} captured ${kind} bodies for ${rs.length} stored ${kind} request(s); matched by order`,
+      });
+    }
+  }
+  const used = new Set(pos.values());
+  const out: LlmRequest[] = [];
+  // Stored requests without a body keep their reconstruction, after the previous matched body.
+  const orphansAfter = new Map<number, LlmRequest[]>();
+  let lastBody = -1;
+  recon.requests.forEach((r, i) => {
+    const b = [...pos.entries()].find(([, k]) => k === i)?.[0];
+    if (b) {
+      lastBody = mine.indexOf(b);
+      return;
+    }
+    const list = orphansAfter.get(lastBody) ?? [];
+    list.push({ ...r.request, notes: [...(r.request.notes ?? []), 'no captured body: reconstructed from the database'] });
+    orphansAfter.set(lastBody, list);
+  });
+  out.push(...(orphansAfter.get(-1) ?? []));
+  const events: TranscriptEvent[] = [];
+  const firstUser = recon.requests[0]?.message.ordinal ?? 1;
+  let line = firstUser > 1 ? firstUser - 1 : 1;
+  mine.forEach((b, bi) => {
+    const i = pos.get(b);
+    const matched = i !== undefined ? recon.requests[i] : undefined;
+    if (matched) line = matched.message.ordinal;
+    const req = matched ? fromMatched(b, matched.request, matched.messages) : fromUnmatched(b, providers);
+    if (req) out.push(req);
+    for (const m of findContextMessages(b.systemText)) {
+      events.push({ kind: 'context', text: m.text, line, placement: 'head', timeMs: req?.timeMs ?? null });
+    }
+    if (b.kind === 'summary') {
+      for (const m of findContextMessages(b.promptText)) {
+        if (m.compactionHook) events.push({ kind: 'context', text: m.text, line, placement: 'tail', timeMs: req?.timeMs ?? null });
+      }
+    }
+    out.push(...(orphansAfter.get(bi) ?? []));
+  });
+  if (!used.size && !mine.some((b) => b.kind === 'title')) return session;
+  out.forEach((r, i) => (r.index = i + 1));
+  session.requests = out;
+  if (events.length) session.events = mergeEvents(session.events, events);
+  return session;
+}
+
+/** Stable merge by line: transcript events first at equal lines (the request follows its prompt). */
+function mergeEvents(a: TranscriptEvent[], b: TranscriptEvent[]): TranscriptEvent[] {
+  const all = [...a.map((e, i) => ({ e, k: 0, i })), ...b.map((e, i) => ({ e, k: 1, i }))];
+  all.sort((x, y) => x.e.line - y.e.line || x.k - y.k || x.i - y.i);
+  return all.map((x) => x.e);
+}
+
+/** Wire request for a body matched to a stored message; message origins carried over when the counts agree. */
+function fromMatched(b: OpenCodeBody, r: LlmRequest, reconstructedMessages: number): LlmRequest {
+  if (!b.wire) return { ...r, notes: [...(r.notes ?? []), `captured body ${basename(b.file)} is not JSON: reconstructed`] };
+  if (reconstructedMessages === b.messages) {
+    const origins = new Map<string, string>();
+    for (const x of blocksOf(r.tail)) if (x.segment === 'messages' && x.origin) origins.set(`${x.item}\u0000${x.path.replace(/^\w+\[\d+\]/, '')}`, x.origin);
+    for (const x of b.wire.blocks) {
+      if (x.segment !== 'messages') continue;
+      const o = origins.get(`${x.item}\u0000${x.path.replace(/^\w+\[\d+\]/, '')}`);
+      if (o) x.origin = o;
+    }
+  }
+  const req: LlmRequest = { ...r, api: b.api, evidence: 'wire', tail: chainOf(b.wire.blocks), params: b.wire.params, notes: [`wire: ${basename(b.file)}`] };
+  if (b.wire.cacheKey !== undefined) req.cacheKey = b.wire.cacheKey;
+  else delete req.cacheKey;
+  return req;
+}
+
+/** A body with no stored message (title requests, unmatched bodies). `providers`: api + model → provider id seen in the store. */
+function fromUnmatched(b: OpenCodeBody, providers: Map<string, string>): LlmRequest | null {
+  if (!b.wire) return null;
+  const rawUsage = b.meta?.usage as Record<string, unknown> | undefined;
+  const notes = [`wire: ${basename(b.file)}`];
+  notes.push(b.kind === 'title' ? 'title request: OpenCode stores only the resulting session title' : 'no stored message for this request (e.g. a provider-level retry)');
+  if (rawUsage) notes.push('usage from the capture meta');
+  const req: LlmRequest = {
+    index: 0,
+    source: { file: b.file, line: 1 },
+    provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
+    model: b.wire.model,
+    api: b.api,
+    kind: b.kind,
+    timeMs: null,
+    evidence: 'wire',
+    usage: usageFromResponse(b.api, rawUsage),
+    tail: chainOf(b.wire.blocks),
+    params: b.wire.params,
+    notes,
+  };
+  if (b.wire.cacheKey !== undefined) req.cacheKey = b.wire.cacheKey;
+  return req;
+}
