@@ -176,16 +176,36 @@ async function freePort() {
   });
 }
 
+/** The lab is a fixed path: one recording at a time. A lock left by a dead recorder is taken over. */
+function takeLock() {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.mkdirSync(LOCK);
+      fs.writeFileSync(path.join(LOCK, 'pid'), String(process.pid));
+      return;
+    } catch {
+      let pid = NaN;
+      try {
+        pid = Number(fs.readFileSync(path.join(LOCK, 'pid'), 'utf8'));
+      } catch {}
+      let alive = false;
+      try {
+        if (pid > 0) process.kill(pid, 0);
+        alive = pid > 0;
+      } catch {}
+      if (alive) throw new Failure(`${LOCK} is held by process ${pid}: another recording is running`);
+      fs.rmSync(LOCK, { recursive: true, force: true });
+    }
+  }
+  throw new Failure(`cannot take ${LOCK}`);
+}
+
 let PORT = 0;
 async function main() {
   if (!fs.existsSync(OC)) throw new Failure(`${OC} is missing: run \`npm ci\` in ${HERE}`);
   const version = (await exec(OC, ['--version'], { label: 'opencode --version', cwd: HERE })).stdout.trim();
   if (version !== VERSION) throw new Failure(`opencode --version says ${version}, expected ${VERSION} (npm ci in ${HERE})`);
-  try {
-    fs.mkdirSync(LOCK);
-  } catch {
-    throw new Failure(`${LOCK} exists: another recording is running (remove it if it is stale)`);
-  }
+  takeLock();
   fs.rmSync(LAB, { recursive: true, force: true });
   fs.mkdirSync(path.join(LAB, 'runs'), { recursive: true });
   fs.mkdirSync(path.join(LAB, 'plugins'), { recursive: true });
@@ -364,6 +384,17 @@ Request kinds: \`title\` = title generation (small model, stores only \`session.
   fs.writeFileSync(path.join(OUT, 'README.md'), text);
 }
 
+for (const sig of ['SIGTERM', 'SIGINT']) {
+  process.on(sig, () => {
+    console.error(`record-opencode: ${sig}: stopping`);
+    for (const c of children) c.kill('SIGKILL');
+    try {
+      if (fs.readFileSync(path.join(LOCK, 'pid'), 'utf8') === String(process.pid)) fs.rmSync(LOCK, { recursive: true, force: true });
+    } catch {}
+    process.exit(1);
+  });
+}
+
 let code = 0;
 try {
   await main();
@@ -373,7 +404,9 @@ try {
   console.error(`(lab kept at ${LAB} for inspection)`);
 } finally {
   for (const c of children) c.kill('SIGKILL');
-  fs.rmSync(LOCK, { recursive: true, force: true });
+  try {
+    if (fs.readFileSync(path.join(LOCK, 'pid'), 'utf8') === String(process.pid)) fs.rmSync(LOCK, { recursive: true, force: true });
+  } catch {}
 }
 log(code === 0 ? 'done' : 'failed');
 process.exit(code);

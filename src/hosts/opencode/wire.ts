@@ -23,7 +23,7 @@ import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest, Session, TranscriptEvent } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
 import { usageFromResponse } from '../capture/index.js';
-import { findContextMessages } from '../../phux/context.js';
+import { findContextMessages, PHUX_COMPACTION_HOOK_PREFIX } from '../../phux/context.js';
 import type { Reconstruction } from './normalize.js';
 
 /** One captured body. */
@@ -187,7 +187,8 @@ export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single:
     }
     if (b.kind === 'summary') {
       for (const m of findContextMessages(b.promptText)) {
-        if (m.compactionHook) events.push({ kind: 'context', text: m.text, line, placement: 'tail', timeMs: req?.timeMs ?? null });
+        // Kept with the hook's line before it, so the stream analysis knows it is the compactor's checkpoint.
+        if (m.compactionHook) events.push({ kind: 'context', text: `${PHUX_COMPACTION_HOOK_PREFIX}\n${m.text}`, line, placement: 'tail', timeMs: req?.timeMs ?? null });
       }
     }
     out.push(...(orphansAfter.get(bi) ?? []));
