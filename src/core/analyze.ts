@@ -119,20 +119,20 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     }
     const now = req.timeMs;
     const previous = lin.recent[lin.recent.length - 1];
-    if (previous) a.sameAsPrevious = Buffer.compare(previous.tail.hash, req.tail.hash) === 0;
+    if (previous) a.sameAsPrevious = previous.tail === req.tail || Buffer.compare(previous.tail.hash, req.tail.hash) === 0;
 
     // The candidate entry that shares the longest prefix; ties go to the newest.
     let best: Entry | null = null;
     let bestDepth = -1;
+    const depths = lin.recent.map((e) => commonDepth(e.tail, req.tail!));
     for (let i = lin.recent.length - 1; i >= 0; i--) {
-      const d = commonDepth(lin.recent[i].tail, req.tail);
-      if (d > bestDepth) {
+      if (depths[i] > bestDepth) {
         best = lin.recent[i];
-        bestDepth = d;
+        bestDepth = depths[i];
       }
     }
     const alive = (e: Entry) => now === null || e.lastUse === null || now - e.lastUse <= e.ttlMs;
-    a.expectedRead = expectedRead(lin, req.tail, now, tokensAt, alive);
+    a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, alive);
 
     if (req.error) {
       a.verdict = 'unknown';
@@ -224,17 +224,19 @@ function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
     if (n.block.segment === 'messages') break;
     a.segments[n.block.segment] = n.shortHash;
   }
-  if (tail.block.segment === 'messages') a.segments.messages = tail.shortHash;
+  if (tail.block.segment === 'messages') a.segments.messages = a.prefixHash;
 }
 
 /**
  * Tokens the provider should read: for explicit-breakpoint families, the longest live entry
  * written at a breakpoint that one of this request's breakpoints reaches within the lookback;
  * for implicit families, the longest common prefix with a live earlier request, in steps.
+ * @param depths common depth of `tail` with each entry of `lin.recent` (same order)
  */
 function expectedRead(
   lin: Lineage,
   tail: BlockNode,
+  depths: number[],
   now: number | null,
   tokensAt: (n: BlockNode | null) => number,
   alive: (e: Entry) => boolean,
@@ -244,8 +246,7 @@ function expectedRead(
     let best = 0;
     for (const b of markedNodes(tail).slice(0, f.breakpoints.max)) {
       for (let p = b.depth; p > Math.max(0, b.depth - f.breakpoints.lookbackBlocks); p--) {
-        const node = tail.at(p)!;
-        const w = lin.written.get(Buffer.from(node.hash).toString('hex'));
+        const w = lin.written.get(tail.at(p)!.hashHex);
         if (w && (now === null || w.expires === null || w.expires >= now)) {
           best = Math.max(best, w.tokens);
           break;
@@ -255,7 +256,9 @@ function expectedRead(
     return best;
   }
   let depth = 0;
-  for (const e of lin.recent) if (alive(e)) depth = Math.max(depth, commonDepth(e.tail, tail));
+  lin.recent.forEach((e, i) => {
+    if (alive(e)) depth = Math.max(depth, depths[i]);
+  });
   const tokens = depth ? tokensAt(tail.at(depth)) : 0;
   const stepped = Math.floor(tokens / f.stepTokens) * f.stepTokens;
   return stepped >= lin.minimum ? stepped : 0;
@@ -289,7 +292,7 @@ function record(lin: Lineage, req: LlmRequest, now: number | null, tokensAt: (n:
       const tokens = tokensAt(m);
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
-      lin.written.set(Buffer.from(m.hash).toString('hex'), { expires: now === null ? null : now + ttl, tokens });
+      lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens });
     }
   }
 }
@@ -313,8 +316,10 @@ function headBreak(): BreakPoint {
 }
 
 /**
- * Least-squares fit of observed prompt tokens against canonical prefix bytes: tokens ≈ base +
- * perByte·bytes. In reconstructed mode `base` absorbs the opaque head. Defaults to 4 bytes/token.
+ * Robust fit of observed prompt tokens against canonical prefix bytes: tokens ≈ base +
+ * perByte·bytes. The slope is the median of the growth ratios Δtokens/Δbytes between consecutive
+ * requests (so a reported outlier, or a head that bytes do not cover, moves it little); `base`
+ * (the opaque head in reconstructed mode) is the median residual. Defaults to 4 bytes/token.
  */
 function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
   const pts: Array<[number, number]> = [];
@@ -325,15 +330,22 @@ function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
   }
   const fallback = 0.25;
   if (!pts.length) return { base: 0, perByte: fallback, calibrated: false };
-  const n = pts.length;
-  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
-  const my = pts.reduce((s, p) => s + p[1], 0) / n;
-  const sxx = pts.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
-  const sxy = pts.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0);
-  let perByte = sxx > 0 ? sxy / sxx : fallback;
-  if (!(perByte > 0)) perByte = fallback;
-  const base = Math.max(0, my - perByte * mx);
+  const slopes: number[] = [];
+  for (let i = 1; i < pts.length; i++) {
+    const dx = pts[i][0] - pts[i - 1][0];
+    const dy = pts[i][1] - pts[i - 1][1];
+    if (dx > 0 && dy > 0) slopes.push(dy / dx);
+  }
+  let perByte = slopes.length ? median(slopes) : median(pts.map(([x, y]) => y / x));
+  if (!(perByte > 0) || !Number.isFinite(perByte)) perByte = fallback;
+  const base = Math.max(0, median(pts.map(([x, y]) => y - perByte * x)));
   return { base, perByte, calibrated: true };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 function totals(rs: RequestAnalysis[]): SessionAnalysis['totals'] {

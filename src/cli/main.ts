@@ -1,0 +1,124 @@
+/**
+ * `prefix-lens` command line: analyze, check, fleet.
+ * Exit codes: 0 done (analyze always, when it could read its input); 1 `check` found a break;
+ * 2 usage error or unreadable input.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { analyzeSession } from '../core/analyze.js';
+import type { Session } from '../core/model.js';
+import { openSessions } from '../hosts/open.js';
+import { sessionReport, type Report } from '../report/json.js';
+import { attachPhux } from '../report/phux.js';
+import { fleetCommand } from './fleet.js';
+import { renderReport } from './text.js';
+
+const USAGE = `usage:
+  prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE]
+  prefix-lens check [path…] [--requests DIR]
+  prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
+
+path: a Pi session (.jsonl), an OpenCode data dir or opencode.db, opencode:<sessionID>,
+or a folder of captured request bodies (*.body.json). No path: the bundled example sessions.`;
+
+/** Bundled examples, listed in examples/index.json relative to the package root. */
+interface Example {
+  path: string;
+  requests?: string;
+}
+
+/** The package root: the nearest folder above this module that has examples/index.json. */
+export function packageRoot(from: string = __dirname): string {
+  for (let d = from; ; d = dirname(d)) {
+    if (existsSync(resolve(d, 'examples/index.json'))) return d;
+    if (dirname(d) === d) return from;
+  }
+}
+
+async function examples(root: string): Promise<Example[]> {
+  const list = JSON.parse(await readFile(resolve(root, 'examples/index.json'), 'utf8')) as { examples: Example[] };
+  return list.examples.map((e) => ({ path: resolve(root, e.path), requests: e.requests && resolve(root, e.requests) }));
+}
+
+/** Reads and analyzes the inputs into the version-1 report. Unreadable inputs go to `errors`. */
+export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
+  const inputs: Example[] = paths.length ? paths.map((p) => ({ path: p, requests: requestsDir })) : await examples(root);
+  const errors: string[] = [];
+  const sessions: Session[] = [];
+  for (const input of inputs) {
+    try {
+      sessions.push(...(await openSessions(input.path, { requestsDir: input.requests, env: process.env })));
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  const report: Report = { version: 1, sessions: sessions.map((s) => attachPhux(sessionReport(analyzeSession(s)), s)) };
+  return { report, errors };
+}
+
+/** Verdicts that fail `check`: a break for a cause other than cold start or model switch. */
+function failing(report: Report): string[] {
+  const out: string[] = [];
+  for (const s of report.sessions) {
+    for (const r of s.requests) {
+      if (r.verdict === 'break' && r.kind === 'agent') out.push(`${s.path}:${r.line}: request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
+    }
+  }
+  return out;
+}
+
+/** Runs the CLI; returns the exit code. */
+export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, root = packageRoot()): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === 'fleet') return fleetCommand(rest, out);
+  if (command !== 'analyze' && command !== 'check') {
+    err(USAGE);
+    return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+  }
+  let args;
+  try {
+    args = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, html: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } },
+    });
+  } catch (e) {
+    err(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.values.help) {
+    out(USAGE);
+    return 0;
+  }
+  if (args.values.html) {
+    err('--html: the HTML timeline report is not available in this version yet (it comes with the webview). Use --json.');
+    return 2;
+  }
+  const { report, errors } = await buildReport(args.positionals, args.values.requests, root);
+  for (const e of errors) err(`prefix-lens: ${e}`);
+  if (errors.length && !report.sessions.length) return 2;
+  if (command === 'check') {
+    const f = failing(report);
+    for (const line of f) out(line);
+    out(f.length ? `${f.length} request(s) break the cache` : `no cache breaks in ${report.sessions.length} session(s)`);
+    return f.length ? 1 : 0;
+  }
+  if (args.values.json) out(JSON.stringify(report, null, 2));
+  else renderReport(report, out);
+  return 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2), (s) => process.stdout.write(`${s}\n`), (s) => process.stderr.write(`${s}\n`)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.stderr.write(`prefix-lens: ${(e as Error).stack ?? String(e)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}
+
