@@ -106,8 +106,12 @@ export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions 
     const providers = new Map<string, string>();
     for (const r of recons) for (const q of r.session.requests) if (!providers.has(`${q.api}\u0000${q.model}`)) providers.set(`${q.api}\u0000${q.model}`, q.provider);
     const single = recons.length === 1;
+    const bodyByFile = new Map(bodies.map((b) => [b.file, b] as const));
     for (const r of recons) {
-      const mine = wireDiagnostics.filter((d) => bodies.some((b) => b.file === d.file && (b.sessionId === r.session.id || (!b.sessionId && single))));
+      const mine = wireDiagnostics.filter((d) => {
+        const b = bodyByFile.get(d.file);
+        return b !== undefined && (b.sessionId === r.session.id || (!b.sessionId && single));
+      });
       r.session.diagnostics.push(...mine);
       applyWire(r, bodies, single, opts.requestsDir, providers);
     }

@@ -65,14 +65,15 @@ interface Encoded {
 /**
  * `MessageV2.filterCompacted` [bin `H6`]: the messages a request sees after the last completed
  * compaction — `[compaction user, summary, (tail kept verbatim), newer…]`.
- * @param history messages in stored order
+ * @param history messages in stored order; only `history[0..end)` is used
+ * @param partial a message after them (an assistant message cut before a later step)
  */
-export function filterCompacted(history: StoredMessage[]): StoredMessage[] {
+export function filterCompacted(history: StoredMessage[], end = history.length, partial?: StoredMessage): StoredMessage[] {
   const out: StoredMessage[] = [];
   const completed = new Set<string>();
   let tailId: string | undefined;
-  for (let i = history.length - 1; i >= 0; i--) {
-    const m = history[i];
+  for (let i = partial ? end : end - 1; i >= 0; i--) {
+    const m = i === end ? partial! : history[i];
     out.push(m);
     if (tailId) {
       if (m.id === tailId) break;
@@ -224,12 +225,19 @@ function encodeCompletions(msgs: MMsg[]): Encoded[] {
 }
 
 /** `@ai-sdk/anthropic` `convertToAnthropicMessagesPrompt` after OpenCode's `ProviderTransform.message`. */
-function encodeAnthropic(msgs: MMsg[]): Encoded[] {
-  const sanitizeId = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_');
-  // OpenCode drops empty text/reasoning parts and then empty messages for Anthropic.
-  const kept = msgs
+/** OpenCode's `ProviderTransform.message` for Anthropic: empty text/reasoning parts, then empty messages, dropped. */
+function dropEmpty(msgs: MMsg[]): MMsg[] {
+  return msgs
     .map((m) => ({ ...m, content: m.content.filter((c) => !((c.type === 'text' || c.type === 'reasoning') && c.text === '')) }))
     .filter((m) => m.content.length > 0);
+}
+
+/** Anthropic groups consecutive messages of one side: `assistant`, or `user` (user + tool results). */
+const side = (m: MMsg) => (m.role === 'assistant' ? 'assistant' : 'user');
+
+function encodeAnthropic(msgs: MMsg[]): Encoded[] {
+  const sanitizeId = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  const kept = dropEmpty(msgs);
   const out: Encoded[] = [];
   let group: { role: 'user' | 'assistant'; content: unknown[]; origins: Array<string | undefined> } | null = null;
   const flush = () => {
@@ -310,19 +318,18 @@ export function encodeMessages(api: OpenCodeApi, msgs: MMsg[]): Encoded[] {
  * excluded, as in wire mode); `path` assumes OpenCode's single system message for Chat
  * Completions / Responses (a plugin that pushes more system entries shifts the real path).
  */
-export function blocksOf(api: OpenCodeApi, encoded: Encoded[]): Block[] {
+export function itemBlocks(api: OpenCodeApi, encoded: Encoded[], firstItem = 0): Block[][] {
   const key = api === 'openai-responses' ? 'input' : 'messages';
   const offset = api === 'anthropic-messages' ? 0 : 1;
-  const out: Block[] = [];
-  encoded.forEach((e, i) => {
+  return encoded.map((e, k) => {
+    const i = firstItem + k;
     const blocks = messageBlocks(i, `${key}[${i + offset}]`, e.obj);
     blocks.forEach((b, j) => {
       const o = e.origins.length === blocks.length ? e.origins[j] : e.origins.find((x) => x);
       if (o) b.origin = o;
     });
-    out.push(...blocks);
+    return blocks;
   });
-  return out;
 }
 
 // ------------------------------------------------------------------------------------------ usage
@@ -368,18 +375,14 @@ export interface Reconstruction {
   requests: ReconRequest[];
 }
 
-interface ChainCache {
-  blocks: Block[];
-  nodes: BlockNode[];
-}
-
 /** Reconstructs one stored session. */
 export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reconstruction {
   const diagnostics: Diagnostic[] = [...s.diagnostics];
   const ignored: Record<string, number> = { ...s.ignored };
   const head = append(null, opaqueHeadBlock('opencode:head'));
   const summaryHead = append(null, opaqueHeadBlock('opencode:head:compaction-agent'));
-  const caches = new Map<string, ChainCache>();
+  const encoders = new Map<string, EncState>();
+  let history: History = { list: [], end: 0, version: 0 };
   const recon: ReconRequest[] = [];
   const source = (m: StoredMessage) =>
     s.format === 'sqlite' ? { file: s.file, line: 0, row: m.row } : { file: m.row, line: 1, row: `message:${m.id}` };
@@ -397,8 +400,6 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
     const steps = Math.max(1, starts.length);
     const api = opts.apis.get(info.providerID) ?? 'openai-completions';
     for (let k = 0; k < steps; k++) {
-      const before = s.messages.slice(0, pos);
-      if (k > 0) before.push({ ...m, parts: m.parts.slice(0, starts[k]) });
       const usage = stepUsage(m, starts, k);
       const notes = [HEAD_NOTE];
       if (!opts.apis.has(info.providerID)) notes.push(`api of provider \`${info.providerID}\` unknown: encoded as openai-completions`);
@@ -414,9 +415,13 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
         items = 1;
         notes.push('summary request: OpenCode builds the compaction prompt from the conversation and stores none of it; its message stands for it');
       } else {
-        const encoded = encodeMessages(api, toModelMessages(filterCompacted(before), { providerID: info.providerID, modelID: info.modelID }));
-        items = encoded.length;
-        tail = chainFor(caches, `${api}\u0000${info.providerID}/${info.modelID}`, head, blocksOf(api, encoded));
+        const key = `${api}\u0000${info.providerID}/${info.modelID}`;
+        history = advance(history, s.messages, pos);
+        const partial = k > 0 ? { ...m, parts: m.parts.slice(0, starts[k]) } : undefined;
+        const state = encodeIncremental(encoders.get(key), head, api, info, history, partial);
+        encoders.set(key, state);
+        items = state.itemCount;
+        tail = state.nodeBefore[state.itemCount];
       }
       const request: LlmRequest = {
         index: 0,
@@ -454,23 +459,141 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
   return { session, requests: recon };
 }
 
-/** Builds a chain from the head, reusing the nodes of the previous request of the same encoding while blocks are equal. */
-function chainFor(caches: Map<string, ChainCache>, key: string, head: BlockNode, blocks: Block[]): BlockNode {
-  const prev = caches.get(key);
-  const nodes: BlockNode[] = [];
-  let node = head;
-  let same = true;
-  blocks.forEach((b, i) => {
-    const old = prev?.blocks[i];
-    if (same && old && prev && sameBlock(old, b)) node = prev.nodes[i];
+/**
+ * The compacted history of a session as requests advance: `filterCompacted` of the first `end`
+ * messages, extended in place while no compaction completes, rebuilt (new `version`) otherwise.
+ */
+interface History {
+  list: StoredMessage[];
+  end: number;
+  version: number;
+}
+
+function advance(h: History, messages: StoredMessage[], end: number): History {
+  let extend = end >= h.end;
+  for (let i = h.end; extend && i < end; i++) {
+    const x = messages[i].info;
+    // A finished summary can make a compaction effective (filterCompacted): rebuild.
+    if (x.role === 'assistant' && x.summary) extend = false;
+  }
+  if (extend) {
+    for (let i = h.end; i < end; i++) h.list.push(messages[i]);
+    h.end = end;
+    return h;
+  }
+  return { list: filterCompacted(messages, end), end, version: h.version + 1 };
+}
+
+/**
+ * Encoder state after one request of an encoding context (api + request model), so that the next
+ * request re-encodes only what changed: requests of a session mostly append to the history, so a
+ * session costs time and memory linear in its messages. Arrays are reused in place.
+ */
+interface EncState {
+  /** The history array and its version when encoded, and how many of its entries were used. */
+  msgs: StoredMessage[];
+  version: number;
+  baseLen: number;
+  /**
+   * Per list entry: its first model message starts a wire item of its own (Anthropic merges a user
+   * message into the preceding tool results), so encoding may restart there; and that item's index.
+   */
+  cut: boolean[];
+  itemAt: number[];
+  itemCount: number;
+  /** nodeBefore[j] = chain node before wire item j (nodeBefore[0] = head, nodeBefore[itemCount] = tail). */
+  nodeBefore: BlockNode[];
+  blocks: Block[][];
+}
+
+function encodeIncremental(
+  prev: EncState | undefined,
+  head: BlockNode,
+  api: OpenCodeApi,
+  info: AssistantInfo,
+  hist: History,
+  partial: StoredMessage | undefined,
+): EncState {
+  const L = hist.list.length;
+  const total = L + (partial ? 1 : 0);
+  const at = (i: number) => (i < L ? hist.list[i] : partial!);
+  // Longest common prefix of the entry list (the partial message of a step is never shared).
+  let p = 0;
+  if (prev) {
+    if (prev.version === hist.version && prev.msgs === hist.list) p = Math.min(prev.baseLen, L);
     else {
-      same = false;
-      node = append(node, b);
+      const n = Math.min(prev.baseLen, L);
+      while (p < n && prev.msgs[p] === hist.list[p]) p++;
     }
-    nodes.push(node);
+  }
+  // Restart at a clean cut: for Chat Completions every entry boundary; for Anthropic the last
+  // boundary before p where a new wire message begins (the group before it is then closed).
+  let q = 0;
+  if (prev) {
+    if (api === 'anthropic-messages') {
+      for (let i = p - 1; i >= 0; i--) {
+        if (prev.cut[i]) {
+          q = i;
+          break;
+        }
+      }
+    } else q = p;
+  }
+  const item = !prev || q === 0 ? 0 : q < prev.cut.length ? prev.itemAt[q] : prev.itemCount;
+  const oldBlocks = prev ? prev.blocks.slice(item) : [];
+  const oldNodes = prev ? prev.nodeBefore.slice(item) : [];
+  const state: EncState = prev ?? { msgs: hist.list, version: hist.version, baseLen: 0, cut: [], itemAt: [], itemCount: 0, nodeBefore: [head], blocks: [] };
+  state.msgs = hist.list;
+  state.version = hist.version;
+  state.baseLen = L;
+  state.cut.length = q;
+  state.itemAt.length = q;
+  state.itemCount = item;
+  state.nodeBefore.length = item + 1;
+  state.blocks.length = item;
+
+  const current = { providerID: info.providerID, modelID: info.modelID };
+  const encoded: Encoded[] = [];
+  if (api === 'anthropic-messages') {
+    const kept: MMsg[] = [];
+    let items = item - 1;
+    let lastSide: string | undefined;
+    for (let i = q; i < total; i++) {
+      const own = dropEmpty(toModelMessages([at(i)], current));
+      state.cut[i] = own.length > 0 && side(own[0]) !== lastSide;
+      own.forEach((x, k) => {
+        if (side(x) !== lastSide) items++;
+        lastSide = side(x);
+        if (k === 0) state.itemAt[i] = items;
+      });
+      if (!own.length) state.itemAt[i] = Math.max(items, 0);
+      kept.push(...own);
+    }
+    encoded.push(...encodeAnthropic(kept));
+  } else {
+    let items = item;
+    for (let i = q; i < total; i++) {
+      const e = encodeMessages(api, toModelMessages([at(i)], current));
+      state.cut[i] = true;
+      state.itemAt[i] = items;
+      items += e.length;
+      encoded.push(...e);
+    }
+  }
+  // Chain: keep the previous nodes while the re-encoded items are byte-identical.
+  let same = prev !== undefined;
+  itemBlocks(api, encoded, item).forEach((blocks, k) => {
+    const j = item + k;
+    const old = oldBlocks[k];
+    same = same && old !== undefined && old.length === blocks.length && old.every((b, x) => sameBlock(b, blocks[x]));
+    let node = state.nodeBefore[j];
+    if (same) node = oldNodes[k + 1];
+    else for (const b of blocks) node = append(node, b);
+    state.blocks[j] = same ? old! : blocks;
+    state.nodeBefore[j + 1] = node;
   });
-  caches.set(key, { blocks, nodes });
-  return node;
+  state.itemCount = item + encoded.length;
+  return state;
 }
 
 function sameBlock(a: Block, b: Block): boolean {

@@ -162,10 +162,13 @@ export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single:
   // Stored requests without a body keep their reconstruction, after the previous matched body.
   const orphansAfter = new Map<number, LlmRequest[]>();
   let lastBody = -1;
+  const bodyOf = new Map<number, OpenCodeBody>();
+  for (const [b, i] of pos) bodyOf.set(i, b);
+  const bodyIndex = new Map(mine.map((b, i) => [b, i] as const));
   recon.requests.forEach((r, i) => {
-    const b = [...pos.entries()].find(([, k]) => k === i)?.[0];
+    const b = bodyOf.get(i);
     if (b) {
-      lastBody = mine.indexOf(b);
+      lastBody = bodyIndex.get(b)!;
       return;
     }
     const list = orphansAfter.get(lastBody) ?? [];
