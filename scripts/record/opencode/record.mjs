@@ -364,6 +364,11 @@ dirs inside the lab \`${LAB}\` (a fixed path, so paths are the same on every mac
 bodies, rows, ids, timestamps — is what OpenCode sent and stored. Each turn is one
 \`opencode run --format json\` process (\`--continue\` for follow-ups); the compaction session's
 manual compaction and last turn go through \`opencode serve\`.
+The provider SDKs (\`@ai-sdk/openai-compatible\`, \`@ai-sdk/anthropic\`) are bundled in the OpenCode
+binary, so nothing is installed for them; the only network use is npm (\`npm ci\` of the pinned
+package, and OpenCode's own background install of \`@opencode-ai/plugin\` into the lab's config dir).
+The phux plugins (\`scripts/record/opencode/plugins/\`) emit the real ADR-0067 text format from a
+scripted fleet (one fleet step per turn).
 
 | path | what |
 | --- | --- |

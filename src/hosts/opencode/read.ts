@@ -67,11 +67,13 @@ export interface StoreRead {
 let sqlPromise: Promise<SqlJsStatic> | undefined;
 /**
  * sql.js (SQLite compiled to WebAssembly; Node 20 has no `node:sqlite`, and no native module is
- * used), loaded once; its `sql-wasm.wasm` is found next to the package's main script.
+ * used), loaded once.
  */
 function sql(): Promise<SqlJsStatic> {
   if (!sqlPromise) {
-    const dir = dirname(require.resolve('sql.js'));
+    // A bundle may ship `sql-wasm.wasm` next to itself; else the one of the installed package.
+    const pkg = 'sql.js';
+    const dir = existsSync(join(__dirname, 'sql-wasm.wasm')) ? __dirname : dirname(require.resolve(pkg));
     sqlPromise = initSqlJs({ locateFile: (f: string) => join(dir, f) });
   }
   return sqlPromise;
