@@ -7,29 +7,78 @@
  *
  * Hash of the chain at depth k (DESIGN.md "prefix hash"):
  *   H_0 = 32 zero bytes, H_k = sha256(H_{k-1} ‖ len_k as 8-byte big-endian ‖ bytes_k)
- * computed lazily, once per node.
+ * computed once per node: when the node is built for a block given as text (reconstructed mode:
+ * the text is read once, hashed and not kept), lazily otherwise (wire mode: the bytes are kept).
  */
-import { createHash } from 'node:crypto';
-import type { Block } from './model.js';
+import { createHash, hash as sha256Once } from 'node:crypto';
+import type { Block, CacheBreakpoint } from './model.js';
 
 const ZERO = new Uint8Array(32);
+
+/**
+ * Scratch buffer for one hash input `H_{k-1} ‖ len_k ‖ bytes_k`, so that a block is UTF-8 encoded
+ * straight into reused memory and hashed in one call (no per-block Buffer, no Hash object).
+ * Hashing is synchronous, so one buffer serves every chain. Larger blocks are streamed.
+ */
+let scratch = Buffer.allocUnsafe(256 * 1024);
+const MAX_SCRATCH = 8 * 1024 * 1024;
+
+/** H_k from H_{k-1} and block k (its `text` when given, else its `bytes`), `size` = its byte length. */
+function chainStep(prev: Uint8Array, size: number, block: Block, text: string | undefined): Uint8Array {
+  const need = 40 + size;
+  if (need > MAX_SCRATCH) {
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64BE(BigInt(size));
+    const h = createHash('sha256').update(prev).update(len);
+    if (text !== undefined) h.update(text, 'utf8');
+    else h.update(block.bytes);
+    return h.digest();
+  }
+  if (need > scratch.length) scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH, Math.max(need, scratch.length * 2)));
+  scratch.set(prev, 0);
+  scratch.writeUInt32BE(Math.floor(size / 0x100000000), 32);
+  scratch.writeUInt32BE(size >>> 0, 36);
+  if (text !== undefined) scratch.write(text, 40, size, 'utf8');
+  else scratch.set(block.bytes, 40);
+  return sha256Once('sha256', scratch.subarray(0, need), 'buffer');
+}
 
 /** One block in a prefix chain. `depth` counts blocks from the start (1-based). */
 export class BlockNode {
   /** Ancestors at 2^i levels above this node (jump[0] = prev); used to find divergence in O(log n). */
   private readonly jump: BlockNode[];
   private digest: Uint8Array | undefined;
+  private hex: string | undefined;
+  /** Byte length of the block's canonical bytes. */
+  readonly size: number;
   /** Total canonical bytes from the first block through this one (bytes). */
   readonly bytesThrough: number;
   /** The nearest node at or above this one whose block carries a cache breakpoint. */
   readonly lastMarked: BlockNode | null;
+  readonly depth: number;
 
+  /**
+   * @param same a node with the same predecessor and the same block bytes (only the breakpoint
+   *   differs): its size and hash are reused instead of reading the block again
+   */
   constructor(
     readonly prev: BlockNode | null,
     readonly block: Block,
+    same?: BlockNode,
   ) {
     this.depth = prev ? prev.depth + 1 : 1;
-    this.bytesThrough = (prev ? prev.bytesThrough : 0) + block.bytes.length;
+    if (same) {
+      this.size = same.size;
+      this.digest = same.digest;
+    } else {
+      const text = block.text;
+      if (text !== undefined) {
+        // Read the text once (it may be re-serialized on each access) and hash it now.
+        this.size = Buffer.byteLength(text, 'utf8');
+        this.digest = chainStep(prev ? prev.hash : ZERO, this.size, block, text);
+      } else this.size = block.bytes.length;
+    }
+    this.bytesThrough = (prev ? prev.bytesThrough : 0) + this.size;
     this.lastMarked = block.breakpoint ? this : (prev?.lastMarked ?? null);
     this.jump = [];
     let up = prev;
@@ -38,8 +87,6 @@ export class BlockNode {
       up = up.jump[i] ?? null;
     }
   }
-
-  readonly depth: number;
 
   /** The chained hash through this node (32 bytes). Computes missing ancestors iteratively. */
   get hash(): Uint8Array {
@@ -51,19 +98,34 @@ export class BlockNode {
       n = n.prev;
     }
     let h = n?.digest ?? ZERO;
-    const len = Buffer.alloc(8);
     for (let i = pending.length - 1; i >= 0; i--) {
       const node = pending[i];
-      len.writeBigUInt64BE(BigInt(node.block.bytes.length));
-      h = createHash('sha256').update(h).update(len).update(node.block.bytes).digest();
+      h = chainStep(h, node.size, node.block, node.block.text);
       node.digest = h;
     }
     return h;
   }
 
+  /** Full hex form of the hash (64 chars), memoized: a map key for cache entries. */
+  get hashHex(): string {
+    return (this.hex ??= Buffer.from(this.hash.buffer, this.hash.byteOffset, 32).toString('hex'));
+  }
+
   /** Short hex form of the hash as shown in the UI (12 hex chars). */
   get shortHash(): string {
-    return shortHex(this.hash);
+    return this.hex !== undefined ? this.hex.slice(0, 12) : shortHex(this.hash);
+  }
+
+  /**
+   * The same block at the same place carrying `breakpoint` instead (the breakpoint is not part of
+   * the bytes): shares the predecessor, size and hash; the block's fields are copied as they are
+   * (accessors stay accessors, so nothing is serialized).
+   */
+  withBreakpoint(breakpoint: CacheBreakpoint | undefined): BlockNode {
+    const block = Object.defineProperties({}, Object.getOwnPropertyDescriptors(this.block)) as Block;
+    if (breakpoint) block.breakpoint = breakpoint;
+    else delete block.breakpoint;
+    return new BlockNode(this.prev, block, this);
   }
 
   /** The ancestor (or self) at `depth` (1-based); null when depth < 1 or > this.depth. */

@@ -60,6 +60,13 @@ export interface Block {
    * deterministic serialization of the transcript's block in reconstructed mode.
    */
   bytes: Uint8Array;
+  /**
+   * Reconstructed blocks: the canonical text, of which `bytes` is the UTF-8 encoding. Both may be
+   * getters that serialize on each access (so a session does not keep a second copy of its
+   * transcript): read them once where they are needed. A chain node reads `text` once, when it
+   * is built (chain.ts).
+   */
+  readonly text?: string;
   /** Wire only: byte offset of the block's raw span in the request body. */
   bodyOffset?: number;
   /**

@@ -205,29 +205,26 @@ export class BlockBuilder {
  * wire body's message is (envelope folded into the first and last content blocks). The bytes are
  * those of `JSON.stringify(message)` (insertion key order), so a reader should build the object
  * with the keys in the order the host sends them. Built piecewise, without re-scanning the text.
+ *
+ * The blocks do not hold their bytes: `text` and `bytes` are getters that serialize the block's
+ * part of the message on each access (the chain node reads `text` once to hash it), so the
+ * message object must not be changed afterwards.
  * @param item message index within the messages segment
  * @param path JSON path of the message in the body the host would send, e.g. `messages[4]`
  */
 export function messageBlocks(item: number, path: string, message: Record<string, unknown>, origin?: string): Block[] {
   const role = typeof message.role === 'string' ? message.role : typeof message.type === 'string' ? message.type : '';
-  const make = (text: string, p: string, startPath?: string): Block => {
-    const b: Block = { segment: 'messages', item, path: p, bytes: Buffer.from(text, 'utf8') };
-    if (startPath) b.startPath = startPath;
-    if (role) b.role = role;
-    if (origin) b.origin = origin;
-    return b;
-  };
   const content = message.content;
-  if (!Array.isArray(content) || content.length === 0) return [make(JSON.stringify(message), path)];
+  if (!Array.isArray(content) || content.length === 0) return [lazyBlock(item, path, undefined, role, origin, () => JSON.stringify(message))];
   let pre = '{';
   let post = ']';
   let seen = false;
-  for (const [k, v] of Object.entries(message)) {
+  for (const k in message) {
     if (k === 'content') {
       seen = true;
       continue;
     }
-    const json = JSON.stringify(v);
+    const json = JSON.stringify(message[k]);
     if (json === undefined) continue; // JSON.stringify drops undefined and functions
     const pair = `${JSON.stringify(k)}:${json}`;
     if (seen) post += `,${pair}`;
@@ -236,10 +233,33 @@ export function messageBlocks(item: number, path: string, message: Record<string
   pre += '"content":[';
   post += '}';
   const last = content.length - 1;
-  return content.map((c, j) => {
-    const text = (j === 0 ? pre : '') + JSON.stringify(c) + (j === last ? post : '');
-    return make(text, `${path}.content[${j}]`, j === 0 ? path : undefined);
-  });
+  const out: Block[] = [];
+  for (let j = 0; j <= last; j++) {
+    const c: unknown = content[j];
+    const head = j === 0 ? pre : '';
+    const tail = j === last ? post : '';
+    out.push(lazyBlock(item, `${path}.content[${j}]`, j === 0 ? path : undefined, role, origin, () => head + JSON.stringify(c) + tail));
+  }
+  return out;
+}
+
+/** A messages-segment block whose text (and bytes) are computed by `text` on each access. */
+function lazyBlock(item: number, path: string, startPath: string | undefined, role: string, origin: string | undefined, text: () => string): Block {
+  const b: Block = {
+    segment: 'messages',
+    item,
+    path,
+    get text(): string {
+      return text();
+    },
+    get bytes(): Uint8Array {
+      return Buffer.from(text(), 'utf8');
+    },
+  };
+  if (startPath) b.startPath = startPath;
+  if (role) b.role = role;
+  if (origin) b.origin = origin;
+  return b;
 }
 
 /**

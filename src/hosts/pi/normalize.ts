@@ -26,7 +26,7 @@
  * memory linear in its entries (per encoding context); a compaction starts a new chain at the head.
  */
 import { BlockNode, chainOf } from '../../core/chain.js';
-import type { Block, LlmRequest, Prices, TranscriptEvent, Usage } from '../../core/model.js';
+import type { LlmRequest, Prices, TranscriptEvent, Usage } from '../../core/model.js';
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import type { PiEntryRec, PiRead } from './read.js';
@@ -591,11 +591,10 @@ export class PiEncoder {
     const bp = { ttlSeconds: DEFAULT_TTL_SECONDS };
     if (typeof last.obj.content === 'string') {
       const blocks = messageBlocks(last.item, pathFor(ctx.api, last.item), { role: 'user', content: [{ type: 'text', text: last.obj.content }] }, last.origin);
-      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1], breakpoint: bp };
+      blocks[blocks.length - 1].breakpoint = bp;
       return chainOf(blocks, last.before) ?? s.node;
     }
-    const block: Block = { ...s.node.block, breakpoint: bp };
-    return new BlockNode(s.node.prev, block);
+    return s.node.withBreakpoint(bp);
   }
 }
 
@@ -676,8 +675,8 @@ function familyOf(model: string, api: string): ReturnType<typeof familyFor> {
  * from the input rate with the provider family's cache multipliers (core provider-rules.json),
  * and the note says so. Undefined when neither output nor any input-side rate is known.
  */
-function pricesFor(m: AssistantMessage, session: Rates): { prices?: Prices; note?: string } {
-  const rates: Rates = { ...session, ...ratesOf(m.usage) };
+function pricesFor(m: AssistantMessage, session: Rates, own: Rates = ratesOf(m.usage)): { prices?: Prices; note?: string } {
+  const rates: Rates = { ...session, ...own };
   if (rates.output === undefined) return {};
   const family = familyOf(m.model, m.api);
   const mult = family.multipliers;
@@ -724,14 +723,14 @@ export interface Reconstruction {
  */
 export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Reconstruction {
   const sessionRates = new Map<string, Rates>();
-  const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage }> = [];
+  const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage; own: Rates }> = [];
   for (const rec of read.entries) {
     const e = rec.entry;
     if (e?.type !== 'message' || e.message.role !== 'assistant') continue;
-    assistants.push({ rec, m: e.message });
+    const own = ratesOf(e.message.usage);
+    assistants.push({ rec, m: e.message, own });
     const key = `${e.message.provider}\u0000${e.message.model}`;
     const known = sessionRates.get(key) ?? {};
-    const own = ratesOf(e.message.usage);
     for (const [field] of PRICE_FIELDS) if (known[field] === undefined && own[field] !== undefined) known[field] = own[field];
     sessionRates.set(key, known);
   }
@@ -739,11 +738,11 @@ export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Re
   const requests: LlmRequest[] = [];
   const byEntry = new Map<PiEntryRec, LlmRequest>();
   const messageCounts = new Map<LlmRequest, number>();
-  for (const { rec, m } of assistants) {
+  for (const { rec, m, own } of assistants) {
     const ctx: EncodeContext = { api: m.api, provider: m.provider, model: m.model };
     const { node, messages } = encoder.tail(rec.parent, ctx);
     const notes = [HEAD_NOTE];
-    const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {});
+    const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {}, own);
     if (note) notes.push(note);
     const usage = m.stopReason === 'error' && isZero(m.usage) ? null : usageOf(m.usage);
     const req: LlmRequest = {

@@ -22,6 +22,9 @@ import {
   HeaderSchema,
   KNOWN_ROLES,
   describeIssues,
+  fastAgentMessage,
+  fastEntryBase,
+  fastMessageEntry,
   type PiEntry,
   type PiEntryType,
   type PiHeader,
@@ -185,7 +188,22 @@ function bump(ignored: Record<string, number>, key: string): void {
   ignored[key] = (ignored[key] ?? 0) + 1;
 }
 
+/**
+ * Validates one entry. The common case (a message entry as Pi writes it) takes the fast checks of
+ * schema.ts, which give the schemas' verdict and output without copying; anything else, and every
+ * failure, goes through the zod schemas, so diagnostics are unchanged.
+ */
 function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnostic[], ignored: Record<string, number>): PiEntryRec | null {
+  const fast = fastEntryBase(raw.obj);
+  if (fast?.type === 'message' && fastMessageEntry(raw.obj)) {
+    const msg = fastAgentMessage((raw.obj as { message: Record<string, unknown> }).message);
+    if (msg) {
+      const { id, parentId, timestamp } = fast;
+      const rec: PiEntryRec = { line: raw.line, order, id, parentId, type: 'message', timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
+      rec.entry = { type: 'message', message: msg };
+      return rec;
+    }
+  }
   const base = EntryBaseSchema.safeParse(raw.obj);
   if (!base.success) {
     const type = typeof raw.obj.type === 'string' ? raw.obj.type : '(no type)';

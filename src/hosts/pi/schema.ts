@@ -216,3 +216,140 @@ export function describeIssues(error: z.ZodError): string {
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
     .join('; ');
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fast path: the same verdict and the same output as the schemas above, for the common shapes.
+// ---------------------------------------------------------------------------------------------
+
+type Check = (v: unknown) => boolean;
+/** Object fields in schema order: name, check, optional. */
+type Fields = ReadonlyArray<readonly [string, Check, boolean?]>;
+interface Shape {
+  index: ReadonlyMap<string, number>;
+  checks: readonly Check[];
+  required: number;
+  requiredAt: readonly boolean[];
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str: Check = (v) => typeof v === 'string';
+const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+const bool: Check = (v) => typeof v === 'boolean';
+const anything: Check = () => true;
+const literal =
+  (x: string): Check =>
+  (v) =>
+    v === x;
+
+function shape(fields: Fields): Shape {
+  return {
+    index: new Map(fields.map(([k], i) => [k, i])),
+    checks: fields.map(([, c]) => c),
+    required: fields.filter(([, , opt]) => !opt).length,
+    requiredAt: fields.map(([, , opt]) => !opt),
+  };
+}
+
+/**
+ * True when the zod looseObject of this shape accepts `o` and returns it unchanged: every field
+ * valid, every required field present, and the keys in the order zod writes its output (the
+ * shape's fields in schema order, then unknown keys). Conservative: anything unusual is false.
+ */
+function fits(o: unknown, s: Shape): boolean {
+  if (!isObj(o)) return false;
+  let next = 0;
+  let extra = false;
+  let required = 0;
+  for (const k in o) {
+    if (k === '__proto__') return false;
+    const i = s.index.get(k);
+    if (i === undefined) {
+      extra = true;
+      continue;
+    }
+    if (extra || i < next || !s.checks[i](o[k])) return false;
+    next = i + 1;
+    if (s.requiredAt[i]) required++;
+  }
+  return required === s.required;
+}
+
+const TEXT = shape([['type', literal('text')], ['text', str], ['textSignature', str, true]]);
+const IMAGE = shape([['type', literal('image')], ['data', str], ['mimeType', str]]);
+const THINKING = shape([['type', literal('thinking')], ['thinking', str], ['thinkingSignature', str, true], ['redacted', bool, true]]);
+// `arguments` is z.unknown(): required here (an absent one goes to zod, whatever zod decides).
+const TOOL_CALL = shape([['type', literal('toolCall')], ['id', str], ['name', str], ['arguments', anything], ['thoughtSignature', str, true]]);
+const OTHER = shape([['type', str]]);
+
+/** ContentBlockSchema (union: the first option that accepts wins) accepting `b` unchanged. */
+const fitsBlock: Check = (b) => {
+  if (!isObj(b)) return false;
+  switch (b.type) {
+    case 'text':
+      return fits(b, TEXT);
+    case 'image':
+      return fits(b, IMAGE);
+    case 'thinking':
+      return fits(b, THINKING);
+    case 'toolCall':
+      return fits(b, TOOL_CALL);
+    default:
+      return fits(b, OTHER);
+  }
+};
+const blocks: Check = (v) => Array.isArray(v) && v.every(fitsBlock);
+const COST = shape([['input', num, true], ['output', num, true], ['cacheRead', num, true], ['cacheWrite', num, true], ['total', num, true]]);
+const USAGE = shape([['input', num], ['output', num], ['cacheRead', num], ['cacheWrite', num], ['totalTokens', num, true], ['cost', (v) => fits(v, COST), true]]);
+
+const FAST_ROLES = new Map<string, Shape>([
+  ['user', shape([['role', literal('user')], ['content', (v) => typeof v === 'string' || blocks(v)], ['timestamp', num, true]])],
+  [
+    'assistant',
+    shape([
+      ['role', literal('assistant')],
+      ['content', blocks],
+      ['api', str],
+      ['provider', str],
+      ['model', str],
+      ['usage', (v) => fits(v, USAGE), true],
+      ['stopReason', str],
+      ['timestamp', num, true],
+      ['responseId', str, true],
+      ['errorMessage', str, true],
+    ]),
+  ],
+  [
+    'toolResult',
+    shape([
+      ['role', literal('toolResult')],
+      ['toolCallId', str],
+      ['toolName', str, true],
+      ['content', blocks],
+      ['isError', bool, true],
+      ['timestamp', num, true],
+    ]),
+  ],
+]);
+
+/**
+ * `m` itself when AgentMessageSchema would accept it and return an equal object with the same key
+ * order (user, assistant and toolResult messages as Pi writes them); undefined otherwise, and the
+ * caller then runs the schema. Saves copying every message (and its content) on the hot path.
+ */
+export function fastAgentMessage(m: Record<string, unknown>): AgentMessage | undefined {
+  const s = typeof m.role === 'string' ? FAST_ROLES.get(m.role) : undefined;
+  return s && fits(m, s) ? (m as AgentMessage) : undefined;
+}
+
+/** EntryBaseSchema's verdict without copying: the fields every tree entry needs, or undefined. */
+export function fastEntryBase(o: Record<string, unknown>): { type: string; id: string; parentId: string | null; timestamp?: string } | undefined {
+  const { type, id, parentId, timestamp } = o;
+  if (typeof type !== 'string' || typeof id !== 'string' || (parentId !== null && typeof parentId !== 'string')) return undefined;
+  if (timestamp !== undefined && typeof timestamp !== 'string') return undefined;
+  return { type, id, parentId, timestamp };
+}
+
+/** ENTRY_SCHEMAS.message's verdict (its output is not used): `message` is an object with a string role. */
+export function fastMessageEntry(o: Record<string, unknown>): boolean {
+  return isObj(o.message) && typeof o.message.role === 'string';
+}
