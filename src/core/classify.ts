@@ -48,7 +48,7 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
   if (bp.segment === 'tools') causes.push(toolsCause(entry, request));
   else if (bp.segment === 'system') {
     causes.push({ kind: 'system-changed', detail: systemDetail(bp), certainty: 'certain' });
-    if (/<phux-context/.test(region.old + region.new)) {
+    if (insidePhuxContext(bp.newBlock?.bytes, bp.offsetInBlock) || insidePhuxContext(bp.oldBlock?.bytes, bp.offsetInBlock)) {
       causes.push({ kind: 'phux-context-in-head', detail: 'a phux context message is rendered in the system prompt', certainty: 'certain' });
     }
   } else if (bp.segment === 'head') {
@@ -80,6 +80,19 @@ export function paramsCause(prev: LlmRequest, req: LlmRequest, invalidating: str
 
 function show(v: unknown): string {
   return v === undefined || v === null ? '(none)' : String(v);
+}
+
+/**
+ * Whether byte `off` of a block lies inside a `<phux-context …>…</phux-context>` element (the
+ * element may be JSON-escaped inside the block; the tags themselves have no escapes).
+ */
+function insidePhuxContext(bytes: Uint8Array | undefined, off: number): boolean {
+  if (!bytes) return false;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const open = text.lastIndexOf('<phux-context', off);
+  if (open < 0) return false;
+  const close = text.indexOf('</phux-context>', open);
+  return close < 0 || off < close + '</phux-context>'.length;
 }
 
 /** The changed bytes on both sides: from a little before the first change to the common suffix. */
