@@ -380,6 +380,8 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
   const diagnostics: Diagnostic[] = [...s.diagnostics];
   const ignored: Record<string, number> = { ...s.ignored };
   const head = append(null, opaqueHeadBlock('opencode:head'));
+  // Same bytes, plus the breakpoint OpenCode puts on the system prompt for Anthropic models.
+  const markedHead = append(null, { ...opaqueHeadBlock('opencode:head'), breakpoint: { ttlSeconds: 300 } });
   const summaryHead = append(null, opaqueHeadBlock('opencode:head:compaction-agent'));
   const encoders = new Map<string, EncState>();
   let history: History = { list: [], end: 0, version: 0 };
@@ -418,10 +420,12 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
         const key = `${api}\u0000${info.providerID}/${info.modelID}`;
         history = advance(history, s.messages, pos);
         const partial = k > 0 ? { ...m, parts: m.parts.slice(0, starts[k]) } : undefined;
-        const state = encodeIncremental(encoders.get(key), head, api, info, history, partial);
+        const anthropic = api === 'anthropic-messages';
+        const state = encodeIncremental(encoders.get(key), anthropic ? markedHead : head, api, info, history, partial);
         encoders.set(key, state);
         items = state.itemCount;
         tail = state.nodeBefore[state.itemCount];
+        if (anthropic) tail = markLastMessages(tail, 2);
       }
       const request: LlmRequest = {
         index: 0,
@@ -457,6 +461,32 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
   if (s.info.directory) session.cwd = s.info.directory;
   if (s.info.parentID) session.parentId = s.info.parentID;
   return { session, requests: recon };
+}
+
+/**
+ * OpenCode's `applyCaching` marks the last content block of the last 2 non-system messages
+ * (reference/opencode.md §2.4, `packages/opencode/src/provider/transform.ts`). The chain's shared
+ * nodes stay unmarked: the last messages' nodes are re-appended with copies that carry the mark.
+ */
+function markLastMessages(tail: BlockNode, count: number): BlockNode {
+  const nodes: BlockNode[] = [];
+  const items = new Set<number>();
+  let n: BlockNode | null = tail;
+  for (; n && n.block.segment === 'messages'; n = n.prev) {
+    if (!items.has(n.block.item)) {
+      if (items.size === count) break;
+      items.add(n.block.item);
+    }
+    nodes.push(n);
+  }
+  nodes.reverse();
+  let out = n;
+  nodes.forEach((node, i) => {
+    const b = node.block;
+    const lastOfItem = i === nodes.length - 1 || nodes[i + 1].block.item !== b.item;
+    out = append(out, lastOfItem ? { ...b, breakpoint: { ttlSeconds: 300 } } : b);
+  });
+  return out ?? tail;
 }
 
 /**
