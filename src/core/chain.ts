@@ -13,7 +13,8 @@
 import { createHash, hash as sha256Once } from 'node:crypto';
 import type { Block, CacheBreakpoint } from './model.js';
 
-const ZERO = new Uint8Array(32);
+/** H_0, as a digest string (see BlockNode.digest). */
+const ZERO = '\0'.repeat(32);
 
 /**
  * Scratch buffer for one hash input `H_{k-1} ‖ len_k ‖ bytes_k`, so that a block is UTF-8 encoded
@@ -23,31 +24,36 @@ const ZERO = new Uint8Array(32);
 let scratch = Buffer.allocUnsafe(256 * 1024);
 const MAX_SCRATCH = 8 * 1024 * 1024;
 
-/** H_k from H_{k-1} and block k (its `text` when given, else its `bytes`), `size` = its byte length. */
-function chainStep(prev: Uint8Array, size: number, block: Block, text: string | undefined): Uint8Array {
+/**
+ * H_k from H_{k-1} and block k (its `text` when given, else its `bytes`), `size` = its byte length.
+ * Digests are 32-character binary (latin1) strings: one small string per node instead of a
+ * Buffer with its ArrayBuffer, compared with `===`.
+ */
+function chainStep(prev: string, size: number, block: Block, text: string | undefined): string {
   const need = 40 + size;
   if (need > MAX_SCRATCH) {
     const len = Buffer.alloc(8);
     len.writeBigUInt64BE(BigInt(size));
-    const h = createHash('sha256').update(prev).update(len);
+    const h = createHash('sha256').update(prev, 'latin1').update(len);
     if (text !== undefined) h.update(text, 'utf8');
     else h.update(block.bytes);
-    return h.digest();
+    return h.digest('binary');
   }
   if (need > scratch.length) scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH, Math.max(need, scratch.length * 2)));
-  scratch.set(prev, 0);
+  scratch.write(prev, 0, 32, 'latin1');
   scratch.writeUInt32BE(Math.floor(size / 0x100000000), 32);
   scratch.writeUInt32BE(size >>> 0, 36);
   if (text !== undefined) scratch.write(text, 40, size, 'utf8');
   else scratch.set(block.bytes, 40);
-  return sha256Once('sha256', scratch.subarray(0, need), 'buffer');
+  return sha256Once('sha256', scratch.subarray(0, need), 'binary');
 }
 
 /** One block in a prefix chain. `depth` counts blocks from the start (1-based). */
 export class BlockNode {
   /** Ancestors at 2^i levels above this node (jump[0] = prev); used to find divergence in O(log n). */
   private readonly jump: BlockNode[];
-  private digest: Uint8Array | undefined;
+  /** H through this node as a 32-character binary string, once computed. */
+  private digest: string | undefined;
   private hex: string | undefined;
   /** Byte length of the block's canonical bytes. */
   readonly size: number;
@@ -75,8 +81,14 @@ export class BlockNode {
       if (text !== undefined) {
         // Read the text once (it may be re-serialized on each access) and hash it now.
         this.size = Buffer.byteLength(text, 'utf8');
-        this.digest = chainStep(prev ? prev.hash : ZERO, this.size, block, text);
-      } else this.size = block.bytes.length;
+        this.digest = chainStep(prev ? prev.hashKey : ZERO, this.size, block, text);
+      } else {
+        const bytes = block.bytes;
+        if (!(bytes instanceof Uint8Array)) {
+          throw new TypeError(`block ${block.path} has neither text nor bytes`);
+        }
+        this.size = bytes.length;
+      }
     }
     this.bytesThrough = (prev ? prev.bytesThrough : 0) + this.size;
     this.lastMarked = block.breakpoint ? this : (prev?.lastMarked ?? null);
@@ -88,12 +100,20 @@ export class BlockNode {
     }
   }
 
-  /** The chained hash through this node (32 bytes). Computes missing ancestors iteratively. */
+  /** The chained hash through this node (32 bytes, a new Buffer on each access). */
   get hash(): Uint8Array {
-    if (this.digest) return this.digest;
+    return Buffer.from(this.hashKey, 'latin1');
+  }
+
+  /**
+   * The chained hash as a 32-character binary string: equal for equal hashes, a compact map key.
+   * Computes missing ancestors iteratively.
+   */
+  get hashKey(): string {
+    if (this.digest !== undefined) return this.digest;
     const pending: BlockNode[] = [];
     let n: BlockNode | null = this;
-    while (n && !n.digest) {
+    while (n && n.digest === undefined) {
       pending.push(n);
       n = n.prev;
     }
@@ -106,23 +126,28 @@ export class BlockNode {
     return h;
   }
 
-  /** Full hex form of the hash (64 chars), memoized: a map key for cache entries. */
+  /** Full hex form of the hash (64 chars), memoized. */
   get hashHex(): string {
-    return (this.hex ??= Buffer.from(this.hash.buffer, this.hash.byteOffset, 32).toString('hex'));
+    return (this.hex ??= Buffer.from(this.hashKey, 'latin1').toString('hex'));
+  }
+
+  /** True when both chains hash the same (content-equal prefixes). */
+  sameHash(other: BlockNode): boolean {
+    return this === other || this.hashKey === other.hashKey;
   }
 
   /** Short hex form of the hash as shown in the UI (12 hex chars). */
   get shortHash(): string {
-    return this.hex !== undefined ? this.hex.slice(0, 12) : shortHex(this.hash);
+    return this.hashHex.slice(0, 12);
   }
 
   /**
    * The same block at the same place carrying `breakpoint` instead (the breakpoint is not part of
-   * the bytes): shares the predecessor, size and hash; the block's fields are copied as they are
-   * (accessors stay accessors, so nothing is serialized).
+   * the bytes): shares the predecessor, size and hash; the block is copied with its prototype and
+   * property descriptors (getters stay getters, so nothing is serialized).
    */
   withBreakpoint(breakpoint: CacheBreakpoint | undefined): BlockNode {
-    const block = Object.defineProperties({}, Object.getOwnPropertyDescriptors(this.block)) as Block;
+    const block = Object.create(Object.getPrototypeOf(this.block), Object.getOwnPropertyDescriptors(this.block)) as Block;
     if (breakpoint) block.breakpoint = breakpoint;
     else delete block.breakpoint;
     return new BlockNode(this.prev, block, this);
@@ -191,7 +216,7 @@ export function blocksOf(tail: BlockNode | null): Block[] {
 }
 
 function equalHash(x: BlockNode, y: BlockNode): boolean {
-  return Buffer.compare(x.hash, y.hash) === 0;
+  return x.hashKey === y.hashKey;
 }
 
 /** First 12 hex characters of a digest. */

@@ -215,7 +215,7 @@ export class BlockBuilder {
 export function messageBlocks(item: number, path: string, message: Record<string, unknown>, origin?: string): Block[] {
   const role = typeof message.role === 'string' ? message.role : typeof message.type === 'string' ? message.type : '';
   const content = message.content;
-  if (!Array.isArray(content) || content.length === 0) return [lazyBlock(item, path, undefined, role, origin, () => JSON.stringify(message))];
+  if (!Array.isArray(content) || content.length === 0) return [new MessageBlock(item, path, undefined, role, origin, '', message, '')];
   let pre = '{';
   let post = ']';
   let seen = false;
@@ -235,31 +235,77 @@ export function messageBlocks(item: number, path: string, message: Record<string
   const last = content.length - 1;
   const out: Block[] = [];
   for (let j = 0; j <= last; j++) {
-    const c: unknown = content[j];
-    const head = j === 0 ? pre : '';
-    const tail = j === last ? post : '';
-    out.push(lazyBlock(item, `${path}.content[${j}]`, j === 0 ? path : undefined, role, origin, () => head + JSON.stringify(c) + tail));
+    out.push(new MessageBlock(item, `${path}.content[${j}]`, j === 0 ? path : undefined, role, origin, j === 0 ? pre : '', content[j], j === last ? post : ''));
   }
   return out;
 }
 
-/** A messages-segment block whose text (and bytes) are computed by `text` on each access. */
-function lazyBlock(item: number, path: string, startPath: string | undefined, role: string, origin: string | undefined, text: () => string): Block {
-  const b: Block = {
-    segment: 'messages',
-    item,
-    path,
-    get text(): string {
-      return text();
-    },
-    get bytes(): Uint8Array {
-      return Buffer.from(text(), 'utf8');
-    },
-  };
-  if (startPath) b.startPath = startPath;
-  if (role) b.role = role;
-  if (origin) b.origin = origin;
-  return b;
+/** Where a MessageBlock keeps its parts: its text is `HEAD + JSON.stringify(VALUE) + TAIL`. */
+const HEAD = Symbol('head');
+const VALUE = Symbol('value');
+const TAIL = Symbol('tail');
+
+interface Parts {
+  [HEAD]: string;
+  [VALUE]: unknown;
+  [TAIL]: string;
+}
+
+/**
+ * The `text` and `bytes` accessors every MessageBlock gets as own enumerable properties, with
+ * shared functions (so all blocks keep one hidden class): a spread copy gets their values; a
+ * copy made from the property descriptors (BlockNode.withBreakpoint) keeps them lazy.
+ */
+const TEXT: PropertyDescriptor = {
+  get(this: Parts): string {
+    return this[HEAD] + JSON.stringify(this[VALUE]) + this[TAIL];
+  },
+  enumerable: true,
+  configurable: true,
+};
+const BYTES: PropertyDescriptor = {
+  get(this: Block): Uint8Array {
+    return Buffer.from(this.text!, 'utf8');
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/**
+ * A reconstructed messages-segment block: `head + JSON.stringify(value) + tail`, serialized on
+ * each access of `text` (and `bytes`), so the block holds no copy of the transcript.
+ */
+class MessageBlock implements Block {
+  readonly segment = 'messages';
+  declare startPath?: string;
+  declare role?: string;
+  declare origin?: string;
+  declare breakpoint?: CacheBreakpoint;
+  declare readonly text: string;
+  declare readonly bytes: Uint8Array;
+  readonly [HEAD]: string;
+  readonly [VALUE]: unknown;
+  readonly [TAIL]: string;
+
+  constructor(
+    readonly item: number,
+    readonly path: string,
+    startPath: string | undefined,
+    role: string,
+    origin: string | undefined,
+    head: string,
+    value: unknown,
+    tail: string,
+  ) {
+    this[HEAD] = head;
+    this[VALUE] = value;
+    this[TAIL] = tail;
+    if (startPath) this.startPath = startPath;
+    Object.defineProperty(this, 'text', TEXT);
+    Object.defineProperty(this, 'bytes', BYTES);
+    if (role) this.role = role;
+    if (origin) this.origin = origin;
+  }
 }
 
 /**
