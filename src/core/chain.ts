@@ -39,13 +39,43 @@ function chainStep(prev: string, size: number, block: Block, text: string | unde
     else h.update(block.bytes);
     return h.digest('binary');
   }
-  if (need > scratch.length) scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH, Math.max(need, scratch.length * 2)));
+  ensureScratch(need);
   scratch.write(prev, 0, 32, 'latin1');
-  scratch.writeUInt32BE(Math.floor(size / 0x100000000), 32);
-  scratch.writeUInt32BE(size >>> 0, 36);
+  writeLength(size);
   if (text !== undefined) scratch.write(text, 40, size, 'utf8');
   else scratch.set(block.bytes, 40);
   return sha256Once('sha256', scratch.subarray(0, need), 'binary');
+}
+
+/** UTF-8 length of the text the last `textStep` hashed (bytes). */
+let textSize = 0;
+
+/**
+ * H_k for a block given as text, encoding it once: straight into the scratch buffer when it fits
+ * (UTF-8 takes at most 3 bytes per UTF-16 unit), the length then being what was written.
+ * Sets `textSize`.
+ */
+function textStep(prev: string, block: Block, text: string): string {
+  const max = 40 + 3 * text.length;
+  if (max > MAX_SCRATCH) {
+    textSize = Buffer.byteLength(text, 'utf8');
+    return chainStep(prev, textSize, block, text);
+  }
+  ensureScratch(max);
+  scratch.write(prev, 0, 32, 'latin1');
+  textSize = scratch.write(text, 40, 'utf8');
+  writeLength(textSize);
+  return sha256Once('sha256', scratch.subarray(0, 40 + textSize), 'binary');
+}
+
+function ensureScratch(bytes: number): void {
+  if (bytes > scratch.length) scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH, Math.max(bytes, scratch.length * 2)));
+}
+
+/** len_k as 8-byte big-endian at scratch[32..40). */
+function writeLength(size: number): void {
+  scratch.writeUInt32BE(Math.floor(size / 0x100000000), 32);
+  scratch.writeUInt32BE(size >>> 0, 36);
 }
 
 /** One block in a prefix chain. `depth` counts blocks from the start (1-based). */
@@ -80,8 +110,8 @@ export class BlockNode {
       const text = block.text;
       if (text !== undefined) {
         // Read the text once (it may be re-serialized on each access) and hash it now.
-        this.size = Buffer.byteLength(text, 'utf8');
-        this.digest = chainStep(prev ? prev.hashKey : ZERO, this.size, block, text);
+        this.digest = textStep(prev ? prev.hashKey : ZERO, block, text);
+        this.size = textSize;
       } else {
         const bytes = block.bytes;
         if (!(bytes instanceof Uint8Array)) {

@@ -669,6 +669,11 @@ function familyOf(model: string, api: string): ReturnType<typeof familyFor> {
   return f;
 }
 
+/** 12 significant digits (rates computed from Pi's rounded costs). */
+function round(x: number): number {
+  return Number(x.toPrecision(12));
+}
+
 /**
  * Prices of one request: Pi's own rates (this request's `usage.cost`, else another request of the
  * same provider/model in the session); a rate never observed (no tokens of that kind) is derived
@@ -685,7 +690,6 @@ function pricesFor(m: AssistantMessage, session: Rates, own: Rates = ratesOf(m.u
     (rates.cacheRead !== undefined ? rates.cacheRead / mult.read : rates.cacheWrite !== undefined ? rates.cacheWrite / mult.write5m : undefined);
   if (input === undefined) return {};
   const derived = PRICE_FIELDS.map(([f]) => f).filter((f) => rates[f] === undefined);
-  const round = (x: number) => Number(x.toPrecision(12));
   const prices: Prices = {
     input: round(input),
     output: round(rates.output),
