@@ -9,7 +9,10 @@ HERE="$(cd "$(dirname "$0")/opencode" && pwd)"
 command -v node >/dev/null || { echo "record-opencode: node is required" >&2; exit 1; }
 command -v git >/dev/null || { echo "record-opencode: git is required" >&2; exit 1; }
 if [ ! -x "$HERE/node_modules/opencode-ai/bin/opencode.exe" ]; then
-  echo "record-opencode: installing opencode-ai from scripts/record/opencode/package-lock.json"
-  (cd "$HERE" && npm ci --no-audit --no-fund) || { echo "record-opencode: npm ci failed" >&2; exit 1; }
+  # `npm install` with the lockfile, not `npm ci`: the lockfile can only list the platform
+  # packages this registry serves (linux-x64), and `npm ci` rejects a lock without the others.
+  # opencode-ai pins its platform binaries exactly; --no-save leaves the lockfile untouched.
+  echo "record-opencode: installing opencode-ai as pinned in scripts/record/opencode/package-lock.json"
+  (cd "$HERE" && npm install --no-save --no-audit --no-fund) || { echo "record-opencode: npm install failed" >&2; exit 1; }
 fi
 exec node "$HERE/record.mjs" "$1" < /dev/null

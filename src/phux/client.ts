@@ -109,12 +109,25 @@ export async function fetchFleet(options: FleetClientOptions = {}): Promise<Flee
       env: options.env,
       extendEnv: true,
       windowsHide: true,
+      // Own process group, so a timeout can kill what phux (or a wrapper script) started too:
+      // a grandchild holding stdout open would otherwise keep us waiting past the bound.
+      detached: process.platform !== 'win32',
     });
   } catch (err) {
     // execa validates options synchronously; a bad option is a programming error, but stay calm.
     return invalid('exit', `could not start phux: ${errorText(err)}`, elapsed());
   }
+  let killedGroup = false;
+  const groupKill = setTimeout(() => {
+    killedGroup = true;
+    try {
+      if (child.pid && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* the group is already gone */
+    }
+  }, timeoutMs);
   const r = await child;
+  clearTimeout(groupKill);
   const stdout = Buffer.from(r.stdout ?? new Uint8Array()).toString('utf8');
   const stderr = Buffer.from(r.stderr ?? new Uint8Array()).toString('utf8');
 
@@ -127,7 +140,7 @@ export async function fetchFleet(options: FleetClientOptions = {}): Promise<Flee
       elapsedMs: elapsed(),
     };
   }
-  if (r.timedOut) {
+  if (r.timedOut || killedGroup) {
     return {
       state: 'timeout',
       panes: [],

@@ -83,6 +83,24 @@ describe('phux fleet client (fake phux)', () => {
     assert.throws(() => process.kill(pid, 0), (err: NodeJS.ErrnoException) => err.code === 'ESRCH');
   });
 
+  it('kills the whole process group when a child of phux keeps stdout open past the timeout', async () => {
+    const childPidFile = join(dir, 'child-pid');
+    const r = await run('grandchild-hang', {}, { FAKE_PHUX_CHILD_PID_FILE: childPidFile });
+    assert.equal(r.state, 'timeout');
+    const pid = Number(readFileSync(childPidFile, 'utf8'));
+    assert.ok(pid > 0);
+    // SIGKILL is delivered asynchronously, and an orphan stays a zombie until init reaps it.
+    const dead = () => {
+      try {
+        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return true;
+      }
+    };
+    for (let i = 0; i < 50 && !dead(); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(dead(), `grandchild ${pid} still running`);
+  });
+
   it('caps 5 MB of output at 1 MiB and reports invalid/too-large', async () => {
     const r = await run('huge');
     assert.equal(r.state, 'invalid');
