@@ -55,8 +55,12 @@ export interface RequestAnalysis {
 export interface SessionAnalysis {
   session: Session;
   requests: RequestAnalysis[];
-  /** Token estimate from canonical bytes, calibrated on the session's observed usage: a + b·bytes. */
-  tokenModel: { base: number; perByte: number; calibrated: boolean };
+  /**
+   * Token estimate from canonical bytes, calibrated on the session's observed usage:
+   * tokens ≈ base[lineage] + perByte·bytes. `base` absorbs what the bytes do not cover (the opaque
+   * head in reconstructed mode), so it is per lineage; `calibrated` is false when no usage was seen.
+   */
+  tokenModel: { base: Record<string, number>; perByte: number; calibrated: boolean };
   totals: {
     requests: number;
     breaks: number;
@@ -95,13 +99,14 @@ interface Lineage {
  */
 export function analyzeSession(session: Session, rules: ProviderRules = defaultRules): SessionAnalysis {
   const tokenModel = calibrate(session.requests);
-  const tokensAt = (n: BlockNode | null) => (n ? Math.round(tokenModel.base + tokenModel.perByte * n.bytesThrough) : 0);
   const lineages = new Map<string, Lineage>();
   const out: RequestAnalysis[] = [];
   let lastAgent: LlmRequest | null = null;
 
   for (const req of session.requests) {
     const key = lineageKey(req);
+    const base = tokenModel.base[key] ?? 0;
+    const tokensAt = (n: BlockNode | null) => (n ? Math.round(base + tokenModel.perByte * n.bytesThrough) : 0);
     let lin = lineages.get(key);
     const family = lin?.family ?? familyFor(req.model, req.api, rules);
     const a = blank(req, key, family.id);
@@ -316,30 +321,35 @@ function headBreak(): BreakPoint {
 }
 
 /**
- * Robust fit of observed prompt tokens against canonical prefix bytes: tokens ≈ base +
- * perByte·bytes. The slope is the median of the growth ratios Δtokens/Δbytes between consecutive
- * requests (so a reported outlier, or a head that bytes do not cover, moves it little); `base`
- * (the opaque head in reconstructed mode) is the median residual. Defaults to 4 bytes/token.
+ * Robust fit of observed prompt tokens against canonical prefix bytes. The slope is the median of
+ * the growth ratios Δtokens/Δbytes between consecutive requests of the same lineage (so a reported
+ * outlier moves it little, and lineages with other heads do not mix); each lineage's base is its
+ * median residual. Defaults to 4 bytes per token when no growth was observed.
  */
 function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
-  const pts: Array<[number, number]> = [];
+  const byLineage = new Map<string, Array<[number, number]>>();
   for (const r of requests) {
     if (!r.usage || !r.tail || r.error) continue;
     const y = r.usage.uncached + r.usage.cacheRead + r.usage.cacheWrite;
-    if (y > 0) pts.push([r.tail.bytesThrough, y]);
+    if (y <= 0) continue;
+    const key = lineageKey(r);
+    if (!byLineage.has(key)) byLineage.set(key, []);
+    byLineage.get(key)!.push([r.tail.bytesThrough, y]);
   }
   const fallback = 0.25;
-  if (!pts.length) return { base: 0, perByte: fallback, calibrated: false };
   const slopes: number[] = [];
-  for (let i = 1; i < pts.length; i++) {
-    const dx = pts[i][0] - pts[i - 1][0];
-    const dy = pts[i][1] - pts[i - 1][1];
-    if (dx > 0 && dy > 0) slopes.push(dy / dx);
+  for (const pts of byLineage.values()) {
+    for (let i = 1; i < pts.length; i++) {
+      const dx = pts[i][0] - pts[i - 1][0];
+      const dy = pts[i][1] - pts[i - 1][1];
+      if (dx > 0 && dy > 0) slopes.push(dy / dx);
+    }
   }
-  let perByte = slopes.length ? median(slopes) : median(pts.map(([x, y]) => y / x));
+  let perByte = slopes.length ? median(slopes) : fallback;
   if (!(perByte > 0) || !Number.isFinite(perByte)) perByte = fallback;
-  const base = Math.max(0, median(pts.map(([x, y]) => y - perByte * x)));
-  return { base, perByte, calibrated: true };
+  const base: Record<string, number> = {};
+  for (const [key, pts] of byLineage) base[key] = Math.max(0, median(pts.map(([x, y]) => y - perByte * x)));
+  return { base, perByte, calibrated: byLineage.size > 0 };
 }
 
 function median(xs: number[]): number {
