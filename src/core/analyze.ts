@@ -8,7 +8,7 @@
 import { commonDepth, markedNodes, type BlockNode } from './chain.js';
 import { classifyBreak, paramsCause, type Cause } from './classify.js';
 import { diverge, type BreakPoint } from './diverge.js';
-import type { LlmRequest, Segment, Session } from './model.js';
+import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules } from './rules.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
@@ -111,7 +111,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     const family = lin?.family ?? familyFor(req.model, req.api, rules);
     const a = blank(req, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
-    a.promptTokens = req.usage ? req.usage.uncached + req.usage.cacheRead + req.usage.cacheWrite : req.tail ? tokensAt(req.tail) : null;
+    a.promptTokens = req.usage ? promptOf(req.usage) : req.tail ? tokensAt(req.tail) : null;
     out.push(a);
     if (!req.tail) {
       a.verdict = 'unknown';
@@ -177,9 +177,13 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       } else if (collapsed) a.verdict = 'unexplained-miss';
       else a.verdict = 'hit';
       if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
-        const full = entryTokens(lin, best, tokensAt);
+        // What the entry would have let this request read, bounded by what was observed: the
+        // entry's own prompt, and what this request paid for outside the cache.
+        let full = entryTokens(lin, best, tokensAt);
+        if (best.req.usage) full = Math.min(full, promptOf(best.req.usage));
         const read = a.observedRead ?? a.expectedRead ?? 0;
         a.lostTokens = Math.max(0, full - read);
+        if (req.usage) a.lostTokens = Math.min(a.lostTokens, req.usage.uncached + req.usage.cacheWrite);
         const prices = pricesFor(req, lin.family, rules);
         const rebill = prices ? (lin.family.breakpoints.explicit ? prices.cacheWrite : prices.input) : 0;
         a.costUSD = prices ? (a.lostTokens * Math.max(0, rebill - prices.cacheRead)) / 1e6 : null;
@@ -193,6 +197,11 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     }
   }
   return { session, requests: out, tokenModel, totals: totals(out) };
+}
+
+/** Prompt tokens of a usage record (uncached + cache read + cache write). */
+function promptOf(u: Usage): number {
+  return u.uncached + u.cacheRead + u.cacheWrite;
 }
 
 /** Lineage key: kind, provider, model and provider cache key. */

@@ -28,6 +28,9 @@ export interface Cause {
   certainty: 'certain' | 'likely';
 }
 
+/** Changed runs longer than this (bytes, on either side) are rewrites, not volatile values. */
+const VOLATILE_MAX_BYTES = 96;
+
 /** Patterns of values that change by themselves (dates, times, ids, machine paths). */
 const VOLATILE: Array<[string, RegExp]> = [
   ['date', /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]* \w+ \d{1,2}\b/],
@@ -60,7 +63,9 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
   } else if (bp.segment === 'messages') {
     causes.push(messagesCause(bp, entry, request));
   }
-  const volatile = VOLATILE.filter(([, re]) => re.test(region.old) || re.test(region.new)).map(([name]) => name);
+  // A volatile value is a short replacement (a date, an id), not a rewrite of the whole block.
+  const short = region.oldChanged <= VOLATILE_MAX_BYTES && region.newChanged <= VOLATILE_MAX_BYTES;
+  const volatile = short ? VOLATILE.filter(([, re]) => re.test(region.old) || re.test(region.new)).map(([name]) => name) : [];
   if (volatile.length && bp.segment !== 'head') {
     causes.push({ kind: 'volatile-value', detail: `${volatile.join(', ')} in the changed bytes`, certainty: 'likely' });
   }
@@ -96,7 +101,7 @@ function insidePhuxContext(bytes: Uint8Array | undefined, off: number): boolean 
 }
 
 /** The changed bytes on both sides: from a little before the first change to the common suffix. */
-function changedRegion(bp: BreakPoint): { old: string; new: string } {
+function changedRegion(bp: BreakPoint): { old: string; new: string; oldChanged: number; newChanged: number } {
   const o = bp.oldBlock?.bytes ?? new Uint8Array();
   const n = bp.newBlock?.bytes ?? new Uint8Array();
   let suffix = 0;
@@ -106,6 +111,8 @@ function changedRegion(bp: BreakPoint): { old: string; new: string } {
   const from = Math.max(0, bp.offsetInBlock - 16);
   const cap = (end: number) => Math.min(end, bp.offsetInBlock + 4096);
   return {
+    oldChanged: o.length - suffix - bp.offsetInBlock,
+    newChanged: n.length - suffix - bp.offsetInBlock,
     old: dec.decode(o.subarray(from, cap(Math.max(o.length - suffix + 16, bp.offsetInBlock)))),
     new: dec.decode(n.subarray(from, cap(Math.max(n.length - suffix + 16, bp.offsetInBlock)))),
   };

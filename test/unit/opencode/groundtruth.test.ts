@@ -178,7 +178,7 @@ describe('OpenCode analysis of the committed recording (exact)', () => {
 
   it('phux V2: request #5 (fleet changed, delta seq 2) breaks in system[1] at byte 10002 of the body', async () => {
     const w = await analyze(ids.sessions.phuxV2, true);
-    assert.deepEqual(breaks(w), [[5, 'agent', 'system', 1, 'messages[1].content', 'system-changed+phux-context-in-head+volatile-value']]);
+    assert.deepEqual(breaks(w), [[5, 'agent', 'system', 1, 'messages[1].content', 'system-changed+phux-context-in-head']]);
     assert.equal(w.requests[4].break!.byteOffset, 10002);
     assert.match(w.requests[4].break!.after, /kind=\\"delta\\" seq=\\"2\\"/);
     // the database alone cannot show it: the head is opaque
