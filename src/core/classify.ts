@@ -64,7 +64,8 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
     causes.push(messagesCause(bp, entry, request));
   }
   // A volatile value is a short replacement (a date, an id), not a rewrite of the whole block.
-  const short = region.oldChanged <= VOLATILE_MAX_BYTES && region.newChanged <= VOLATILE_MAX_BYTES;
+  const sameKind = bp.oldBlock?.segment === bp.newBlock?.segment;
+  const short = sameKind && region.oldChanged <= VOLATILE_MAX_BYTES && region.newChanged <= VOLATILE_MAX_BYTES;
   const volatile = short ? VOLATILE.filter(([, re]) => re.test(region.old) || re.test(region.new)).map(([name]) => name) : [];
   if (volatile.length && bp.segment !== 'head') {
     causes.push({ kind: 'volatile-value', detail: `${volatile.join(', ')} in the changed bytes`, certainty: 'likely' });
