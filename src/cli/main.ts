@@ -10,10 +10,10 @@ import { parseArgs } from 'node:util';
 import { analyzeSession } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { openSessions } from '../hosts/open.js';
-import { sessionReport, type Report } from '../report/json.js';
+import { sessionReport, type Report, type RequestReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { fleetCommand } from './fleet.js';
-import { renderReport } from './text.js';
+import { renderReport, safe } from './text.js';
 
 const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE]
@@ -44,7 +44,8 @@ async function examples(root: string): Promise<Example[]> {
 
 /** Reads and analyzes the inputs into the version-1 report. Unreadable inputs go to `errors`. */
 export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
-  const inputs: Example[] = paths.length ? paths.map((p) => ({ path: p, requests: requestsDir })) : await examples(root);
+  const unique = [...new Set(paths.map((p) => resolve(p)))];
+  const inputs: Example[] = paths.length ? unique.map((p) => ({ path: p, requests: requestsDir })) : await examples(root);
   const errors: string[] = [];
   const sessions: Session[] = [];
   for (const input of inputs) {
@@ -58,24 +59,40 @@ export async function buildReport(paths: string[], requestsDir: string | undefin
   return { report, errors };
 }
 
-/** Verdicts that fail `check`: a break for a cause other than cold start or model switch. */
+/** Where a request is, for messages: `file:line`, or `file (row)` for database rows. */
+function where(s: SessionReport, r: RequestReport): string {
+  return r.line > 0 ? `${r.file}:${r.line}` : `${r.file}${r.row ? ` (${r.row})` : ''}`;
+}
+
+/** Verdicts that fail `check`: an agent request's break for a cause other than cold start or model switch. */
 function failing(report: Report): string[] {
   const out: string[] = [];
   for (const s of report.sessions) {
     for (const r of s.requests) {
-      if (r.verdict === 'break' && r.kind === 'agent') out.push(`${s.path}:${r.line}: request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
+      if (r.verdict === 'break' && r.kind === 'agent') {
+        out.push(`${where(s, r)}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
+      }
     }
   }
   return out;
+}
+
+/** Sessions nothing could be read from: no requests and at least one error. */
+function unreadable(report: Report): SessionReport[] {
+  return report.sessions.filter((s) => s.requests.length === 0 && s.diagnostics.some((d) => d.severity === 'error'));
 }
 
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, root = packageRoot()): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'fleet') return fleetCommand(rest, out);
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    out(USAGE);
+    return 0;
+  }
   if (command !== 'analyze' && command !== 'check') {
-    err(USAGE);
-    return command === undefined || command === '--help' || command === 'help' ? 0 : 2;
+    err(`prefix-lens: unknown command "${safe(command)}"\n${USAGE}`);
+    return 2;
   }
   let args;
   try {
@@ -97,9 +114,15 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     return 2;
   }
   const { report, errors } = await buildReport(args.positionals, args.values.requests, root);
-  for (const e of errors) err(`prefix-lens: ${e}`);
-  if (errors.length && !report.sessions.length) return 2;
+  for (const e of errors) err(`prefix-lens: ${safe(e)}`);
+  const bad = unreadable(report);
   if (command === 'check') {
+    // A gate must not pass on input it could not read.
+    for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+    if (errors.length || bad.length) {
+      err(`prefix-lens: ${errors.length + bad.length} input(s) could not be read`);
+      return 2;
+    }
     const f = failing(report);
     for (const line of f) out(line);
     out(f.length ? `${f.length} request(s) break the cache` : `no cache breaks in ${report.sessions.length} session(s)`);
@@ -107,10 +130,16 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
   }
   if (args.values.json) out(JSON.stringify(report, null, 2));
   else renderReport(report, out);
-  return 0;
+  // Nothing readable at all (every input missing or yielding only errors) is a failure.
+  return report.sessions.length === bad.length && (errors.length > 0 || bad.length > 0) ? 2 : 0;
 }
 
 if (require.main === module) {
+  // A closed pipe (`prefix-lens analyze | head`) ends the output, not the program with a stack trace.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   main(process.argv.slice(2), (s) => process.stdout.write(`${s}\n`), (s) => process.stderr.write(`${s}\n`)).then(
     (code) => {
       process.exitCode = code;

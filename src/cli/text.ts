@@ -29,11 +29,14 @@ function time(iso: string | null): string {
   return iso ? iso.slice(11, 19) : '--:--:--';
 }
 
+/** Where the break is, in words: the item within its segment and the byte offset. */
 function breakText(r: RequestReport): string {
   if (!r.break) return '';
   const b = r.break;
-  const at = b.segment === 'params' ? `params ${b.path}` : `${b.segment}[${b.blockIndex}] ${b.path} @${b.byteOffset}`;
-  return at;
+  if (b.segment === 'params') return `params: ${b.path}`;
+  if (b.segment === 'head') return 'head (opaque)';
+  const item = b.segment === 'messages' ? 'message' : b.segment === 'tools' ? 'tool' : 'system';
+  return `${item} ${b.blockIndex} @${b.byteOffset}`;
 }
 
 function causeText(r: RequestReport): string {
@@ -54,7 +57,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
   for (const [n, c] of counts) if (c > 1 || s.requests.length === 1) out(`  note: ${safe(n)}`);
   out('');
   out(
-    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], 22), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 44), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
+    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], 22), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 22), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
   );
   for (const r of s.requests) {
     const kind = r.kind === 'agent' ? '' : ` (${r.kind})`;
@@ -69,12 +72,14 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
         pad(tokens(u?.uncached), 8, true),
         pad(r.prefixHash ?? '-', 12),
         pad(r.verdict + (r.error ? '!' : ''), 16),
-        pad(safe(breakText(r)), 44),
+        pad(safe(breakText(r)), 22),
         pad(usd(r.costUSD), 9, true),
         safe(causeText(r)),
       ].join(' '),
     );
     if (r.break && r.break.segment !== 'params' && (r.break.before || r.break.after)) {
+      const vs = r.matched ? ` (vs #${r.matched})` : '';
+      out(`${' '.repeat(14)}at ${safe(r.break.path)}${vs}`);
       out(`${' '.repeat(14)}before: ${safe(r.break.before)}`);
       out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
     }
@@ -109,11 +114,23 @@ function renderPhux(p: PhuxJson, out: (line: string) => void): void {
   for (const v of p.violations) out(`    line ${v.line}: ${safe(v.rule)}: ${safe(v.message)}`);
 }
 
-/** Renders a whole report. */
+/** What the columns and marks mean; printed once under the report. */
+export const LEGEND = [
+  'read/write/uncached: prompt tokens the provider reported (cache read, cache write, neither); - = no usage recorded.',
+  'verdict: cold = first request of its lineage here (it may still read an entry another session wrote); hit; break;',
+  '  ttl-expired; below-minimum (too short to cache); model-switch; unexplained-miss (prefix unchanged, read collapsed);',
+  '  unknown (! = the request failed). (summary)/(title) = requests the host made besides the agent loop.',
+  'break: the first changed item (message/tool/system index within its segment) and byte offset (wire: in the body).',
+  'cost: extra USD the break caused; 0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
+];
+
+/** Renders a whole report, then the legend. */
 export function renderReport(report: Report, out: (line: string) => void): void {
   report.sessions.forEach((s, i) => {
     if (i) out('');
     renderSession(s, out);
   });
   if (!report.sessions.length) out('no sessions found');
+  out('');
+  for (const line of LEGEND) out(line);
 }

@@ -3,11 +3,13 @@
  * `npm test`'s build step) and the in-process entry point.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../../src/cli/main.js';
 import type { Report } from '../../../src/report/json.js';
+
+const LONG = 'test/fixtures/pi/long/agent/sessions/--home-user-pi-lab-long-project--';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -41,13 +43,15 @@ describe('prefix-lens CLI', () => {
     const { code, out } = await run(['analyze']);
     assert.equal(code, 0);
     const row = out.split('\n').find((l) => /^\s+11 /.test(l))!;
-    assert.match(row, /fake-claude .* break +messages\[0\] messages\[0\]\.content\[0\]\.text @84 .* history-rewritten: compaction/);
+    assert.match(row, /fake-claude .* break +message 0 @84 .* history-rewritten: compaction/);
+    const lines = out.split('\n');
+    assert.equal(lines[lines.indexOf(row) + 1].trim(), 'at messages[0].content[0].text (vs #8)');
   });
 
   it('check exits 1 and names the breaking agent requests', async () => {
-    const { code, out } = await run(['check', 'test/fixtures/pi/long/agent/sessions/--home-user-pi-lab-long-project--', '--requests', 'test/fixtures/pi/long/requests']);
+    const { code, out } = await run(['check', LONG, '--requests', 'test/fixtures/pi/long/requests']);
     assert.equal(code, 1);
-    assert.match(out, /:11: request #4 breaks the cache \(system-changed\)/);
+    assert.match(out, /\.jsonl:11: pi session 01a22bad-8ad4-7346-9aa2-6e9fa31a4b14 request #4 breaks the cache \(system-changed\)/);
     assert.match(out, /1 request\(s\) break the cache$/);
   });
 
@@ -57,11 +61,39 @@ describe('prefix-lens CLI', () => {
     assert.match(missing.err, /\/nonexistent\/x\.jsonl: no such file or directory/);
     const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-cli-'));
     const file = join(dir, 'bad.jsonl');
-    writeFileSync(file, '{"type":"session","version":3,"id":"s1","timestamp":"2026-11-30T00:00:00.000Z","cwd":"/w"}\nnot json\n');
+    // The recorded long session with a garbage line inserted after its header.
+    const recorded = readFileSync(readdirSync(LONG).map((f) => join(LONG, f))[0], 'utf8').split('\n');
+    writeFileSync(file, [recorded[0], 'not json', ...recorded.slice(1)].join('\n'));
     const bad = await run(['analyze', '--json', file]);
     assert.equal(bad.code, 0);
     const report = JSON.parse(bad.out) as Report;
     assert.equal(report.sessions[0].diagnostics[0].line, 2);
+    assert.equal(report.sessions[0].requests.length, 8);
+    assert.equal(report.sessions[0].requests[0].line, 6);
+  });
+
+  it('check exits 2 on input it cannot read, so a CI gate never passes on garbage', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-cli-'));
+    const file = join(dir, 'garbage.jsonl');
+    writeFileSync(file, 'not json at all\nstill not json\n');
+    const r = await run(['check', file]);
+    assert.equal(r.code, 2);
+    assert.match(r.err, /garbage\.jsonl:1: /);
+    assert.match(r.err, /1 input\(s\) could not be read/);
+    assert.equal((await run(['analyze', file])).code, 2);
+  });
+
+  it('a closed pipe ends the output quietly', async () => {
+    const { execa } = await import('execa'); // ESM-only package
+    const r = await execa('sh', ['-c', 'node dist/cli.js analyze | head -1'], { reject: false });
+    assert.equal(r.stdout.split('\n').length, 1);
+    assert.equal(r.stderr, '');
+  });
+
+  it('--help prints the usage on stdout', async () => {
+    const r = await run(['--help']);
+    assert.equal(r.code, 0);
+    assert.match(r.out, /^usage:/);
   });
 
   it('--html says clearly that it is not available yet', async () => {
