@@ -174,7 +174,7 @@ export function matchBodies(bodies: PiBody[], assistants: Assistant[]): Map<PiEn
     let i = bodies.findIndex((b, j) => b.responseId === a.responseId && !taken.has(j));
     if (i < 0) {
       const n = fakeResponseNumber(a.responseId);
-      if (n !== undefined) i = bodies.findIndex((b, j) => b.n === n && agentOk(j, a));
+      if (n !== undefined) i = bodies.findIndex((b, j) => b.n === n && agentOk(j, a) && b.wire?.model === a.model);
     }
     if (i >= 0) {
       taken.add(i);
@@ -251,6 +251,16 @@ export async function wireRequests(read: PiRead, recon: Reconstruction, dir: str
     messages: recon.messageCounts.get(r),
   }));
   const pos = matchBodies(bodies, assistants);
+  if (bodies.length && assistants.length && pos.size === 0) {
+    // Bodies of another session (or another host): mixing them in would invent breaks.
+    diagnostics.push({
+      file: dir,
+      line: 0,
+      severity: 'error',
+      message: `none of the ${bodies.length} captured bodies matches an assistant entry of ${basename(read.file)}; ignored (reconstructed from the session instead)`,
+    });
+    return recon.requests;
+  }
   const byBody = new Map<number, PiEntryRec>();
   for (const [rec, i] of pos) byBody.set(i, rec);
 

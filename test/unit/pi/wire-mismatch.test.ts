@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readPiSession } from '../../../src/hosts/pi/index.js';
+
+describe('pi reader: --requests from another session', () => {
+  it('ignores bodies none of which matches an assistant entry, with an error naming the folder', async () => {
+    const dir = 'test/fixtures/pi/main/agent/sessions/--home-user-pi-lab-main-project--';
+    const file = join(dir, readdirSync(dir)[0]);
+    const s = await readPiSession(file, { requestsDir: 'test/fixtures/opencode/requests' });
+    assert.equal(s.requests.length, 13);
+    assert.ok(s.requests.every((r) => r.evidence === 'reconstructed'));
+    const d = s.diagnostics.find((x) => x.severity === 'error')!;
+    assert.equal(d.file, 'test/fixtures/opencode/requests');
+    assert.match(d.message, /^none of the 39 captured bodies matches an assistant entry/);
+  });
+});
