@@ -115,6 +115,13 @@ export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions 
       r.session.diagnostics.push(...mine);
       applyWire(r, bodies, single, opts.requestsDir, providers);
     }
+    // Bodies that belong to none of these sessions (another data dir, another host) are not mixed in.
+    const ids = new Set(recons.map((r) => r.session.id));
+    const foreign = bodies.filter((b) => (b.sessionId ? !ids.has(b.sessionId) : !single));
+    if (foreign.length === bodies.length && bodies.length) {
+      const message = `none of the ${bodies.length} captured bodies in ${opts.requestsDir} belongs to a session here; ignored (requests reconstructed from the database)`;
+      for (const r of recons) r.session.diagnostics.push({ file: opts.requestsDir, line: 0, severity: 'error', message });
+    }
   }
   return recons.map((r) => r.session);
 }

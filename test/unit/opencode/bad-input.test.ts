@@ -26,6 +26,15 @@ describe('OpenCode reader: bad input', () => {
   afterEach(() => cleanup(dir));
   const basic = (ss: Session[]) => ss.find((s) => s.id === S.basic)!;
 
+  it('captured bodies of another host are not mixed in: error naming the folder, requests reconstructed', async () => {
+    const sessions = await readOpenCode(DB, { requestsDir: 'test/fixtures/pi/main/requests' });
+    const b = basic(sessions);
+    assert.ok(b.requests.every((r) => r.evidence === 'reconstructed'));
+    const d = b.diagnostics.find((x) => x.severity === 'error')!;
+    assert.equal(d.file, 'test/fixtures/pi/main/requests');
+    assert.match(d.message, /^none of the 16 captured bodies in test\/fixtures\/pi\/main\/requests belongs to a session here/);
+  });
+
   it('a part whose JSON does not parse: error at its row, the part skipped, every request still there', async () => {
     const db = await editedDb(dir, [`UPDATE part SET data = '{"type":"text","text":' WHERE id = '${ids.textPart}'`]);
     const s = basic(await readOpenCode(db));
