@@ -77,11 +77,16 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
         safe(causeText(r)),
       ].join(' '),
     );
-    if (r.break && r.break.segment !== 'params' && (r.break.before || r.break.after)) {
+    if (r.break && r.break.segment !== 'params') {
       const vs = r.matched ? ` (vs #${r.matched})` : '';
-      out(`${' '.repeat(14)}at ${safe(r.break.path)}${vs}`);
-      out(`${' '.repeat(14)}before: ${safe(r.break.before)}`);
-      out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
+      const reads =
+        r.observedRead !== null && r.expectedRead !== null ? `; read ${r.observedRead}, expected ~${r.expectedRead}` : '';
+      const lost = r.lostTokens ? `; ~${r.lostTokens} tokens re-billed` : '';
+      out(`${' '.repeat(14)}at ${safe(r.break.path)}${vs}${reads}${lost}`);
+      if (r.break.before || r.break.after) {
+        out(`${' '.repeat(14)}before: ${safe(r.break.before)}`);
+        out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
+      }
     }
     if (r.error) out(`${' '.repeat(14)}error: ${safe(r.error).slice(0, 160)}`);
   }
@@ -122,6 +127,8 @@ export const LEGEND = [
   '  unknown (! = the request failed). (summary)/(title) = requests the host made besides the agent loop.',
   'break: the first changed item (message/tool/system index within its segment) and byte offset (wire: in the body).',
   'cost: extra USD the break caused; 0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
+  'Below a break: its JSON path, the request compared with, the tokens read (reported) and expected and re-billed',
+  '  (~ = estimated from bytes, calibrated on the session\'s usage), and the bytes before/after the first change.',
 ];
 
 /** Renders a whole report, then the legend. */
