@@ -19,6 +19,8 @@ const USAGE = 'usage: prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] 
 /** Test seams of `fleetCommand`: the environment used for PHUX_BIN/PHUX_SOCKET defaults and the child. */
 export interface FleetCommandDeps {
   env?: NodeJS.ProcessEnv;
+  /** Where usage errors go (default: `out`); the CLI passes stderr so `--json` stdout stays JSON. */
+  err?: (s: string) => void;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface FleetCommandDeps {
  */
 export async function fleetCommand(argv: string[], out: (s: string) => void, deps: FleetCommandDeps = {}): Promise<number> {
   const args = argv[0] === 'fleet' ? argv.slice(1) : argv;
+  const err = deps.err ?? out;
   let values: { json?: boolean; 'phux-bin'?: string; socket?: string; 'timeout-ms'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -41,9 +44,9 @@ export async function fleetCommand(argv: string[], out: (s: string) => void, dep
       strict: true,
       allowPositionals: false,
     }));
-  } catch (err) {
-    out(`prefix-lens fleet: ${err instanceof Error ? err.message : String(err)}`);
-    out(USAGE);
+  } catch (e) {
+    err(`prefix-lens fleet: ${e instanceof Error ? e.message : String(e)}`);
+    err(USAGE);
     return 2;
   }
   if (values.help) {
@@ -56,7 +59,7 @@ export async function fleetCommand(argv: string[], out: (s: string) => void, dep
   if (values['timeout-ms'] !== undefined) {
     const n = Number(values['timeout-ms']);
     if (!Number.isInteger(n) || n < 1 || n > 60_000) {
-      out(`prefix-lens fleet: --timeout-ms must be an integer from 1 to 60000, got ${JSON.stringify(values['timeout-ms'])}`);
+      err(`prefix-lens fleet: --timeout-ms must be an integer from 1 to 60000, got ${JSON.stringify(values['timeout-ms'])}`);
       return 2;
     }
     options.timeoutMs = n;

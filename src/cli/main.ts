@@ -85,7 +85,7 @@ function unreadable(report: Report): SessionReport[] {
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, root = packageRoot()): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === 'fleet') return fleetCommand(rest, out);
+  if (command === 'fleet') return fleetCommand(rest, out, { err });
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     out(USAGE);
     return 0;
