@@ -6,7 +6,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { chainOf } from '../../core/chain.js';
-import type { Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
+import type { Block, Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
 import { parseWireBody, type WireApi } from '../../core/wire.js';
 import { z } from 'zod';
 
@@ -47,13 +47,14 @@ export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
 }
 
 /**
- * Usage as the provider returned it (raw response `usage`), normalized per API.
- * Anthropic `input_tokens` excludes cache; OpenAI totals include cached tokens
- * (reference/providers.md §1.2, §1.3).
+ * Usage as the provider returned it (raw response `usage`), normalized per API — the mapping Pi
+ * applies (reference/pi.md §1). Anthropic `input_tokens` excludes cache; OpenAI totals include
+ * cached tokens (reference/providers.md §1.2, §1.3). Null when there is no usage object.
  */
-export function usageFromResponse(api: WireApi, u: Record<string, unknown> | null | undefined): Usage | null {
-  if (!u) return null;
-  const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+export function usageFromResponse(api: string, raw: unknown): Usage | null {
+  if (!raw || typeof raw !== 'object') return null;
+  const u = raw as Record<string, unknown>;
+  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
   if (api === 'anthropic-messages') {
     return { uncached: num(u.input_tokens), cacheRead: num(u.cache_read_input_tokens), cacheWrite: num(u.cache_creation_input_tokens), output: num(u.output_tokens) };
   }
@@ -61,12 +62,38 @@ export function usageFromResponse(api: WireApi, u: Record<string, unknown> | nul
     const d = (u.input_tokens_details ?? {}) as Record<string, unknown>;
     const read = num(d.cached_tokens);
     const write = num(d.cache_write_tokens);
-    return { uncached: num(u.input_tokens) - read - write, cacheRead: read, cacheWrite: write, output: num(u.output_tokens) };
+    return { uncached: Math.max(0, num(u.input_tokens) - read - write), cacheRead: read, cacheWrite: write, output: num(u.output_tokens) };
   }
   const d = (u.prompt_tokens_details ?? {}) as Record<string, unknown>;
-  const read = num(d.cached_tokens) || num(u.prompt_cache_hit_tokens);
+  const read = num(d.cached_tokens ?? u.prompt_cache_hit_tokens);
   const write = num(d.cache_write_tokens);
-  return { uncached: num(u.prompt_tokens) - read - write, cacheRead: read, cacheWrite: write, output: num(u.completion_tokens) };
+  return { uncached: Math.max(0, num(u.prompt_tokens) - read - write), cacheRead: read, cacheWrite: write, output: num(u.completion_tokens) };
+}
+
+/**
+ * A request known only from its captured body (no transcript entry: a summary, a title, a
+ * provider-level retry). It points at its body file, line 1.
+ */
+export function wireOnlyRequest(
+  body: { file: string; api: string; wire: { model: string; blocks: Block[]; params: LlmRequest['params']; cacheKey?: string } },
+  o: { provider: string; kind: LlmRequest['kind']; timeMs: number | null; usage: Usage | null; notes: string[] },
+): LlmRequest {
+  const req: LlmRequest = {
+    index: 0,
+    source: { file: body.file, line: 1 },
+    provider: o.provider,
+    model: body.wire.model,
+    api: body.api,
+    kind: o.kind,
+    timeMs: o.timeMs,
+    evidence: 'wire',
+    usage: o.usage,
+    tail: chainOf(body.wire.blocks),
+    params: body.wire.params,
+    notes: o.notes,
+  };
+  if (body.wire.cacheKey !== undefined) req.cacheKey = body.wire.cacheKey;
+  return req;
 }
 
 /** Heuristic kind of a body: summarization prompts and title prompts have no tools. */
@@ -95,7 +122,7 @@ export async function readCaptureSession(dir: string): Promise<Session> {
         kind: kindOf(text, hasTools),
         timeMs: body.meta?.receivedAt ? Date.parse(body.meta.receivedAt) : null,
         evidence: 'wire',
-        usage: usageFromResponse(w.api, body.meta?.responseUsage as Record<string, unknown> | undefined),
+        usage: usageFromResponse(w.api, body.meta?.responseUsage),
         tail: chainOf(w.blocks),
         params: w.params,
         cacheKey: w.cacheKey,

@@ -22,7 +22,7 @@ import { basename, join } from 'node:path';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest, Session, TranscriptEvent } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
-import { usageFromResponse } from '../capture/index.js';
+import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { findContextMessages, PHUX_COMPACTION_HOOK_PREFIX } from '../../phux/context.js';
 import type { Reconstruction } from './normalize.js';
 
@@ -235,20 +235,15 @@ function fromUnmatched(b: OpenCodeBody, providers: Map<string, string>): LlmRequ
   const notes = [`wire: ${basename(b.file)}`];
   notes.push(b.kind === 'title' ? 'title request: OpenCode stores only the resulting session title' : 'no stored message for this request (e.g. a provider-level retry)');
   if (rawUsage) notes.push('usage from the capture meta');
-  const req: LlmRequest = {
-    index: 0,
-    source: { file: b.file, line: 1 },
-    provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
-    model: b.wire.model,
-    api: b.api,
-    kind: b.kind,
-    timeMs: null,
-    evidence: 'wire',
-    usage: usageFromResponse(b.api, rawUsage),
-    tail: chainOf(b.wire.blocks),
-    params: b.wire.params,
-    notes,
-  };
-  if (b.wire.cacheKey !== undefined) req.cacheKey = b.wire.cacheKey;
-  return req;
+  const received = typeof b.meta?.receivedAt === 'string' ? Date.parse(b.meta.receivedAt) : NaN;
+  return wireOnlyRequest(
+    { file: b.file, api: b.api, wire: b.wire },
+    {
+      provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
+      kind: b.kind,
+      timeMs: Number.isFinite(received) ? received : null,
+      usage: usageFromResponse(b.api, rawUsage),
+      notes,
+    },
+  );
 }

@@ -19,6 +19,7 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest, Usage } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
@@ -212,28 +213,8 @@ export function matchBodies(bodies: PiBody[], assistants: Assistant[]): Map<PiEn
   return pos;
 }
 
-/** Raw provider usage from a meta file → normalized usage (the same mapping as Pi, reference/pi.md §1). */
-export function usageFromProvider(api: string, raw: unknown): Usage | null {
-  if (!raw || typeof raw !== 'object') return null;
-  const u = raw as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-  if (api === 'anthropic-messages') {
-    return {
-      uncached: num(u.input_tokens),
-      cacheRead: num(u.cache_read_input_tokens),
-      cacheWrite: num(u.cache_creation_input_tokens),
-      output: num(u.output_tokens),
-    };
-  }
-  if (api === 'openai-responses') {
-    const cached = num((u.input_tokens_details as Record<string, unknown> | undefined)?.cached_tokens);
-    return { uncached: Math.max(0, num(u.input_tokens) - cached), cacheRead: cached, cacheWrite: 0, output: num(u.output_tokens) };
-  }
-  const details = (u.prompt_tokens_details as Record<string, unknown> | undefined) ?? {};
-  const read = num(details.cached_tokens ?? u.prompt_cache_hit_tokens);
-  const write = num(details.cache_write_tokens);
-  return { uncached: Math.max(0, num(u.prompt_tokens) - read - write), cacheRead: read, cacheWrite: write, output: num(u.completion_tokens) };
-}
+/** Raw provider usage from a meta file → normalized usage (the shared mapping; reference/pi.md §1). */
+export const usageFromProvider = usageFromResponse;
 
 /**
  * Builds the session's requests from captured bodies: one per body in send order (evidence
@@ -334,22 +315,17 @@ function fromUnmatched(b: PiBody, providers: Map<string, string>): LlmRequest | 
       : 'no session entry for this request (e.g. a provider-level retry)',
   );
   if (rawUsage) notes.push('usage from the capture meta');
-  const req: LlmRequest = {
-    index: 0,
-    source: { file: b.file, line: 1 },
-    provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
-    model: b.wire.model,
-    api: b.api,
-    kind: b.kind,
-    timeMs: isoMs(str(b.meta?.receivedAt)),
-    evidence: 'wire',
-    usage: status !== undefined && status >= 400 ? null : usageFromProvider(b.api, rawUsage),
-    tail: chainOf(b.wire.blocks),
-    params: b.wire.params,
-    notes,
-  };
+  const req = wireOnlyRequest(
+    { file: b.file, api: b.api, wire: b.wire },
+    {
+      provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
+      kind: b.kind,
+      timeMs: isoMs(str(b.meta?.receivedAt)),
+      usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.api, rawUsage),
+      notes,
+    },
+  );
   if (b.responseId) req.responseId = b.responseId;
-  if (b.wire.cacheKey !== undefined) req.cacheKey = b.wire.cacheKey;
   if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
   return req;
 }
