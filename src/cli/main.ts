@@ -44,7 +44,8 @@ async function examples(root: string): Promise<Example[]> {
 
 /** Reads and analyzes the inputs into the version-1 report. Unreadable inputs go to `errors`. */
 export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
-  const unique = [...new Set(paths.map((p) => resolve(p)))];
+  // `host:<id>` names a session, not a path; only paths are made absolute for de-duplication.
+  const unique = [...new Set(paths.map((p) => (/^[a-z][a-z0-9-]+:/i.test(p) ? p : resolve(p))))];
   const inputs: Example[] = paths.length ? unique.map((p) => ({ path: p, requests: requestsDir })) : await examples(root);
   const errors: string[] = [];
   const sessions: Session[] = [];

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { main } from '../../../src/cli/main.js';
 import type { Report } from '../../../src/report/json.js';
 
@@ -94,6 +94,22 @@ describe('prefix-lens CLI', () => {
     const r = await run(['--help']);
     assert.equal(r.code, 0);
     assert.match(r.out, /^usage:/);
+  });
+
+  it('opencode:<sessionID> reads that session from OPENCODE_DB', async () => {
+    const saved = process.env.OPENCODE_DB;
+    process.env.OPENCODE_DB = resolve('test/fixtures/opencode/opencode.db'); // relative = to the data dir, as OpenCode reads it
+    try {
+      const r = await run(['analyze', '--json', 'opencode:ses_dd44db11affeXfE2ZlMH6ZhxlI', '--requests', 'test/fixtures/opencode/requests']);
+      assert.equal(r.code, 0, r.err);
+      const report = JSON.parse(r.out) as Report;
+      assert.deepEqual(report.sessions.map((s) => [s.host, s.id, s.requests.length]), [['opencode', 'ses_dd44db11affeXfE2ZlMH6ZhxlI', 6]]);
+      const fleetChange = report.sessions[0].requests[4];
+      assert.deepEqual(fleetChange.causes.map((c) => c.kind), ['system-changed', 'phux-context-in-head']);
+    } finally {
+      if (saved === undefined) delete process.env.OPENCODE_DB;
+      else process.env.OPENCODE_DB = saved;
+    }
   });
 
   it('--html says clearly that it is not available yet', async () => {
