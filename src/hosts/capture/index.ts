@@ -14,7 +14,11 @@ import { z } from 'zod';
 const MetaSchema = z.looseObject({
   receivedAt: z.string().optional(),
   status: z.number().optional(),
+  /** The provider's raw `usage` as returned: `usage` (this project's recorders) or `responseUsage` (older captures). */
+  usage: z.record(z.string(), z.unknown()).nullable().optional(),
   responseUsage: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** Request kind when the recorder knew it (`agent`, `title`, `summary`). */
+  kind: z.string().optional(),
   decision: z.looseObject({ kind: z.string().optional() }).optional(),
 });
 
@@ -96,6 +100,11 @@ export function wireOnlyRequest(
   return req;
 }
 
+/** The kind a recorder wrote in the meta, when it is one of ours. */
+function recordedKind(k: string | undefined): LlmRequest['kind'] | undefined {
+  return k === 'agent' || k === 'summary' || k === 'title' ? k : undefined;
+}
+
 /** Heuristic kind of a body: summarization prompts and title prompts have no tools. */
 function kindOf(text: string, hasTools: boolean): LlmRequest['kind'] {
   if (hasTools) return 'agent';
@@ -119,10 +128,10 @@ export async function readCaptureSession(dir: string): Promise<Session> {
         provider: w.api.split('-')[0],
         model: w.model,
         api: w.api,
-        kind: kindOf(text, hasTools),
+        kind: recordedKind(body.meta?.kind) ?? kindOf(text, hasTools),
         timeMs: body.meta?.receivedAt ? Date.parse(body.meta.receivedAt) : null,
         evidence: 'wire',
-        usage: usageFromResponse(w.api, body.meta?.responseUsage),
+        usage: usageFromResponse(w.api, body.meta?.usage ?? body.meta?.responseUsage),
         tail: chainOf(w.blocks),
         params: w.params,
         cacheKey: w.cacheKey,

@@ -1,0 +1,47 @@
+/**
+ * A folder of captured request bodies analyzed on its own (no transcript): the recorded Pi main
+ * scenario's bodies give the same verdicts and token sums as the Pi reader in wire mode.
+ */
+import assert from 'node:assert/strict';
+import { analyzeSession } from '../../../src/core/analyze.js';
+import { readCaptureSession } from '../../../src/hosts/capture/index.js';
+
+describe('capture folder reader', () => {
+  it('Pi main bodies: 16 wire requests, the summaries recognized, same totals as the Pi reader', async () => {
+    const a = analyzeSession(await readCaptureSession('test/fixtures/pi/main/requests'));
+    assert.equal(a.session.host, 'capture');
+    assert.deepEqual(
+      a.requests.map((r) => `${r.request.kind === 'agent' ? '' : 's:'}${r.verdict}`),
+      ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:cold', 's:below-minimum', 'break', 's:break', 'break', 'model-switch', 'hit', 'break'],
+    );
+    const t = a.totals;
+    assert.deepEqual([t.uncached, t.cacheRead, t.cacheWrite, t.output, t.lostTokens], [6748, 19125, 6760, 344, 2446]);
+    assert.deepEqual(
+      a.requests.filter((r) => r.break && r.request.kind === 'agent').map((r) => [r.request.index, r.break!.path, r.break!.byteOffset]),
+      [
+        [11, 'messages[0].content[0].text', 84],
+        [13, 'messages[2].content[0].text', 246],
+        [16, 'messages[3].content[0].text', 3462],
+      ],
+    );
+  });
+
+  it('OpenCode bodies: kinds from the recorder meta (title, agent, summary)', async () => {
+    const s = await readCaptureSession('test/fixtures/opencode/requests');
+    assert.equal(s.requests.map((r) => r.kind[0]).join(''), 'taaaaaataaaaaataaaasaataaaaasaataaaaasa');
+  });
+
+  it('a body that is not JSON is a diagnostic naming the file; the rest is read', async () => {
+    const { mkdtempSync, writeFileSync, copyFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-capture-'));
+    copyFileSync('test/fixtures/pi/main/requests/001-openai-completions.body.json', join(dir, '001-a.body.json'));
+    writeFileSync(join(dir, '002-b.body.json'), '{"model":');
+    const s = await readCaptureSession(dir);
+    assert.equal(s.requests.length, 1);
+    assert.equal(s.diagnostics.length, 1);
+    assert.equal(s.diagnostics[0].file, join(dir, '002-b.body.json'));
+    assert.match(s.diagnostics[0].message, /^not a request body: /);
+  });
+});
