@@ -1,0 +1,43 @@
+/**
+ * Verdicts that the recordings do not reach on their own (their requests are seconds apart and
+ * the synthetic cache never misses): the recorded bodies with their times or usage changed.
+ */
+import assert from 'node:assert/strict';
+import { analyzeSession } from '../../../src/core/analyze.js';
+import type { Session } from '../../../src/core/model.js';
+import { readCaptureSession } from '../../../src/hosts/capture/index.js';
+
+const MIN = 60_000;
+
+/** Shifts the send time of request `index` (1-based) and every later one by `ms`. */
+function delay(s: Session, index: number, ms: number): Session {
+  for (const r of s.requests) if (r.index >= index && r.timeMs !== null) r.timeMs += ms;
+  return s;
+}
+
+describe('verdicts on edited recordings', () => {
+  it('an OpenAI request 11 min after the previous one finds its entry expired (in-memory cache ~10 min)', async () => {
+    const a = analyzeSession(delay(await readCaptureSession('test/fixtures/pi/main/requests'), 3, 11 * MIN));
+    assert.deepEqual(a.requests.slice(0, 4).map((r) => r.verdict), ['cold', 'hit', 'ttl-expired', 'hit']);
+    assert.ok(a.requests[2].gapMs! > 11 * MIN);
+  });
+
+  it('Anthropic: 6 min is past the 5 min TTL; with PI_CACHE_RETENTION=long (1 h breakpoints) it is not', async () => {
+    const short = analyzeSession(delay(await readCaptureSession('test/fixtures/pi/main/requests'), 7, 6 * MIN));
+    assert.equal(short.requests[6].verdict, 'ttl-expired');
+    assert.equal(short.requests[6].expectedRead, 0);
+    const long = analyzeSession(delay(await readCaptureSession('test/fixtures/pi/long/requests'), 3, 6 * MIN));
+    assert.equal(long.requests[2].verdict, 'hit');
+    assert.ok(long.requests[2].expectedRead! > 1500);
+  });
+
+  it('a hit read that collapses with the prefix unchanged is an unexplained miss, with its cost in tokens', async () => {
+    const s = await readCaptureSession('test/fixtures/pi/main/requests');
+    const u = s.requests[2].usage!;
+    s.requests[2].usage = { ...u, uncached: u.uncached + u.cacheRead, cacheRead: 0 };
+    const a = analyzeSession(s);
+    assert.equal(a.requests[2].verdict, 'unexplained-miss');
+    assert.equal(a.requests[2].break, null);
+    assert.equal(a.requests[2].lostTokens, 1536);
+  });
+});
