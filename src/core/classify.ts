@@ -178,6 +178,9 @@ function toolsCause(entry: BlockNode, request: BlockNode): Cause {
 
 /** "line N: <text>" of a system text block around the changed byte (JSON-escaped newlines counted). */
 function systemDetail(bp: BreakPoint): string {
+  // A block removed from the end of the system prompt (the request goes on with its messages).
+  if (bp.newBlock && bp.newBlock.segment !== 'system') return `block ${bp.blockIndex} removed`;
+  const added = bp.oldBlock !== undefined && bp.oldBlock.segment !== 'system';
   const bytes = bp.newBlock?.bytes ?? new Uint8Array();
   const text = new TextDecoder().decode(bytes.subarray(0, bp.offsetInBlock));
   const line = text.split('\\n').length;
@@ -191,7 +194,7 @@ function systemDetail(bp: BreakPoint): string {
   } catch {
     /* keep the raw text */
   }
-  return `block ${bp.blockIndex}, line ${line}: ${lineText.slice(0, 120)}`;
+  return `block ${bp.blockIndex}${added ? ' added' : ''}, line ${line}: ${lineText.slice(0, 120)}`;
 }
 
 /** The whole JSON of message `item` as a request chain holds it (blocks joined back). */

@@ -48,17 +48,25 @@ export function diverge(entry: BlockNode | null, request: BlockNode | null): Bre
   return locate(oldNode, newNode);
 }
 
+/** Segments in render order (every family renders head/tools before system before messages). */
+const SEGMENT_ORDER: ReadonlyArray<Block['segment']> = ['head', 'tools', 'system', 'messages'];
+
 function locate(oldNode: BlockNode, newNode: BlockNode): BreakPoint {
   const o = oldNode.block;
   const n = newNode.block;
   const sameItem = o.segment === n.segment;
   const off = sameItem ? firstDiff(o.bytes, n.bytes) : 0;
+  // The differing blocks are of different segments when one side's segment ended there: a block
+  // was removed from the end of the old side's segment, or added at the end of the new side's.
+  // The break is in the earlier of the two segments (a removed last tool is a tools change, not
+  // a system change), at the item that was removed or added.
+  const oldFirst = !sameItem && SEGMENT_ORDER.indexOf(o.segment) < SEGMENT_ORDER.indexOf(n.segment);
   const base = n.startPath ?? n.path;
   const inner = n.segment === 'head' ? '' : pathAtOffset(n.bytes, off);
   const byteOffset = n.bodyOffset !== undefined ? n.bodyOffset + rawOffset(off, n.removed) : (newNode.prev?.bytesThrough ?? 0) + off;
   return {
-    segment: n.segment,
-    blockIndex: n.item,
+    segment: oldFirst ? o.segment : n.segment,
+    blockIndex: oldFirst ? o.item : n.item,
     path: n.segment === 'head' ? '(head)' : base + inner,
     byteOffset,
     before: excerpt(o.bytes, off),
