@@ -20,8 +20,9 @@ const USAGE = `usage:
   prefix-lens check [path…] [--requests DIR]
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
 
-path: a Pi session (.jsonl), an OpenCode data dir or opencode.db, opencode:<sessionID>,
-or a folder of captured request bodies (*.body.json). No path: the bundled example sessions.`;
+path: a Pi session (.jsonl) or a folder of them, pi:<id prefix> (pi: = the newest Pi session),
+an OpenCode data dir or opencode.db, opencode:<sessionID>, or a folder of captured request
+bodies (*.body.json). No path: the bundled example sessions.`;
 
 /** Bundled examples, listed in examples/index.json relative to the package root. */
 interface Example {

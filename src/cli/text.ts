@@ -137,7 +137,10 @@ export function renderReport(report: Report, out: (line: string) => void): void 
     if (i) out('');
     renderSession(s, out);
   });
-  if (!report.sessions.length) out('no sessions found');
+  if (!report.sessions.length) {
+    out('no sessions found');
+    return;
+  }
   out('');
   for (const line of LEGEND) out(line);
 }

@@ -1,14 +1,15 @@
 /**
  * Discover step: turns a CLI/extension argument into sessions by asking each host reader.
- * Accepts a Pi session file (.jsonl), an OpenCode data dir / database / `opencode:<id>`, or a
- * folder of captured request bodies.
+ * Accepts a Pi session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone = the newest
+ * session), an OpenCode data dir / database / `opencode:<id>`, or a folder of captured bodies.
  */
 import { readdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { readCaptureSession } from './capture/index.js';
 import { readOpenCode } from './opencode/index.js';
-import { readPiSession } from './pi/index.js';
+import { locatePiSessions, readPiSession } from './pi/index.js';
 
 /** Options for opening sessions. `requestsDir`: captured bodies of the same session (wire mode). */
 export interface OpenOptions {
@@ -22,6 +23,7 @@ export interface OpenOptions {
  */
 export async function openSessions(arg: string, opts: OpenOptions = {}): Promise<Session[]> {
   if (arg.startsWith('opencode:')) return readOpenCode(arg, { env: opts.env, requestsDir: opts.requestsDir });
+  if (arg.startsWith('pi:')) return openPi(arg.slice(3), opts);
   let st;
   try {
     st = await stat(arg);
@@ -39,4 +41,18 @@ export async function openSessions(arg: string, opts: OpenOptions = {}): Promise
   const jsonl = names.filter((n) => n.endsWith('.jsonl')).sort();
   if (jsonl.length) return Promise.all(jsonl.map((n) => readPiSession(join(arg, n), { requestsDir: opts.requestsDir })));
   throw new Error(`${arg}: no sessions found (expected Pi .jsonl files, an OpenCode data dir, or *.body.json captures)`);
+}
+
+/**
+ * `pi:<id prefix>`: the sessions Pi's own locations hold (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`,
+ * `PI_CODING_AGENT_SESSION_DIR`) whose id starts with the prefix; an empty prefix = the newest one.
+ * @throws Error when none matches
+ */
+async function openPi(prefix: string, opts: OpenOptions): Promise<Session[]> {
+  const found = await locatePiSessions(opts.env ?? process.env, homedir());
+  const picked = prefix ? found.filter((f) => f.id?.startsWith(prefix)) : found.slice(0, 1);
+  if (!picked.length) {
+    throw new Error(prefix ? `pi:${prefix}: no Pi session with that id prefix (${found.length} sessions found)` : 'pi: no Pi sessions found');
+  }
+  return Promise.all(picked.map((f) => readPiSession(f.file, { requestsDir: opts.requestsDir })));
 }

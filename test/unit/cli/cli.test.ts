@@ -96,6 +96,23 @@ describe('prefix-lens CLI', () => {
     assert.match(r.out, /^usage:/);
   });
 
+  it('pi:<id prefix> finds sessions where Pi keeps them; pi: alone is the newest', async () => {
+    const saved = process.env.PI_CODING_AGENT_DIR;
+    process.env.PI_CODING_AGENT_DIR = 'test/fixtures/pi/main/agent';
+    try {
+      const r = await run(['analyze', '--json', 'pi:01a22bad-899b']);
+      assert.equal(r.code, 0, r.err);
+      assert.deepEqual((JSON.parse(r.out) as Report).sessions.map((s) => [s.id, s.requests.length]), [['01a22bad-899b-7794-b269-859edc47169f', 13]]);
+      assert.equal((await run(['analyze', '--json', 'pi:'])).code, 0);
+      const none = await run(['analyze', 'pi:zzz']);
+      assert.equal(none.code, 2);
+      assert.match(none.err, /pi:zzz: no Pi session with that id prefix \(1 sessions found\)/);
+    } finally {
+      if (saved === undefined) delete process.env.PI_CODING_AGENT_DIR;
+      else process.env.PI_CODING_AGENT_DIR = saved;
+    }
+  });
+
   it('opencode:<sessionID> reads that session from OPENCODE_DB', async () => {
     const saved = process.env.OPENCODE_DB;
     process.env.OPENCODE_DB = resolve('test/fixtures/opencode/opencode.db'); // relative = to the data dir, as OpenCode reads it
