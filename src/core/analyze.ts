@@ -89,8 +89,8 @@ interface Lineage {
   family: ProviderFamily;
   minimum: number;
   recent: Entry[];
-  /** Anthropic-style entries: prefix hash (hex) at a breakpoint → expiry (ms, null = unknown time). */
-  written: Map<string, { expires: number | null; tokens: number }>;
+  /** Anthropic-style entries: prefix hash (hex) at a breakpoint → expiry (ms, null = unknown time), lifetime (ms). */
+  written: Map<string, { expires: number | null; tokens: number; ttlMs: number }>;
 }
 
 /**
@@ -137,7 +137,8 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       }
     }
     const alive = (e: Entry) => now === null || e.lastUse === null || now - e.lastUse <= e.ttlMs;
-    a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, alive);
+    const reads: string[] = [];
+    a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, alive, reads);
 
     if (req.error) {
       a.verdict = 'unknown';
@@ -192,7 +193,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     if (a.verdict !== 'break' && a.verdict !== 'ttl-expired' && a.verdict !== 'unexplained-miss') a.costUSD = a.costUSD ?? (pricesFor(req, family, rules) ? 0 : null);
 
     if (!req.error) {
-      record(lin, req, now, tokensAt, best && alive(best) ? best : null);
+      record(lin, req, now, tokensAt, best && alive(best) ? best : null, reads);
       if (req.kind === 'agent') lastAgent = req;
     }
   }
@@ -246,6 +247,8 @@ function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
  * written at a breakpoint that one of this request's breakpoints reaches within the lookback;
  * for implicit families, the longest common prefix with a live earlier request, in steps.
  * @param depths common depth of `tail` with each entry of `lin.recent` (same order)
+ * @param reads receives the keys of the written entries the request's breakpoints reach (they
+ *   are read, so their lifetime is refreshed when the request is recorded)
  */
 function expectedRead(
   lin: Lineage,
@@ -254,15 +257,18 @@ function expectedRead(
   now: number | null,
   tokensAt: (n: BlockNode | null) => number,
   alive: (e: Entry) => boolean,
+  reads: string[],
 ): number {
   const f = lin.family;
   if (f.breakpoints.explicit) {
     let best = 0;
     for (const b of markedNodes(tail).slice(0, f.breakpoints.max)) {
       for (let p = b.depth; p > Math.max(0, b.depth - f.breakpoints.lookbackBlocks); p--) {
-        const w = lin.written.get(tail.at(p)!.hashHex);
+        const key = tail.at(p)!.hashHex;
+        const w = lin.written.get(key);
         if (w && (now === null || w.expires === null || w.expires >= now)) {
           best = Math.max(best, w.tokens);
+          reads.push(key);
           break;
         }
       }
@@ -289,8 +295,19 @@ function entryTokens(lin: Lineage, e: Entry, tokensAt: (n: BlockNode | null) => 
   return t >= lin.minimum ? t : 0;
 }
 
-/** Records a request as a cache entry (and refreshes the entry it read). */
-function record(lin: Lineage, req: LlmRequest, now: number | null, tokensAt: (n: BlockNode | null) => number, read: Entry | null): void {
+/**
+ * Records a request as a cache entry (and refreshes the entry it read). Anthropic-style: the
+ * entries its breakpoints read (`reads`, also found by lookback at positions this request does
+ * not mark) get their lifetime back, then the entries at its own breakpoints are written.
+ */
+function record(
+  lin: Lineage,
+  req: LlmRequest,
+  now: number | null,
+  tokensAt: (n: BlockNode | null) => number,
+  read: Entry | null,
+  reads: string[],
+): void {
   const tail = req.tail!;
   const marks = markedNodes(tail);
   const ttlSeconds = Math.max(
@@ -302,11 +319,15 @@ function record(lin: Lineage, req: LlmRequest, now: number | null, tokensAt: (n:
   lin.recent.push({ req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 });
   if (lin.recent.length > CANDIDATES) lin.recent.shift();
   if (lin.family.breakpoints.explicit) {
+    for (const key of reads) {
+      const w = lin.written.get(key)!;
+      w.expires = now === null ? null : now + w.ttlMs;
+    }
     for (const m of marks.slice(0, lin.family.breakpoints.max)) {
       const tokens = tokensAt(m);
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
-      lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens });
+      lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
     }
   }
 }
