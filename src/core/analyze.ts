@@ -161,9 +161,16 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       if (params) a.causes.push(params);
       const collapsed =
         a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0 && a.observedRead < a.expectedRead * COLLAPSE_RATIO;
-      // A params-only break the provider's rules predict, but the observed read contradicts.
+      // A params-only break the provider's rules predict, but the observed read contradicts. The
+      // params invalidate the messages tier (reference/providers.md §1.2), so the rule predicts a
+      // read of the head (tools + system) entries only: the observed read confirms the break when
+      // it is nearer to that than to the full expected read.
       const paramsOnly = !bp && params !== null;
-      if (paramsOnly && a.observedRead !== null && !collapsed) {
+      const paramsConfirmed =
+        paramsOnly && a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0
+          ? a.observedRead < (headRead(lin, req.tail, now, tokensAt, alive) + a.expectedRead) / 2
+          : collapsed;
+      if (paramsOnly && a.observedRead !== null && !paramsConfirmed) {
         params!.certainty = 'likely';
         params!.detail += ' (the provider still read the cache)';
         a.break = null;
@@ -282,6 +289,25 @@ function expectedRead(
   const tokens = depth ? tokensAt(tail.at(depth)) : 0;
   const stepped = Math.floor(tokens / f.stepTokens) * f.stepTokens;
   return stepped >= lin.minimum ? stepped : 0;
+}
+
+/**
+ * Tokens the provider should read when the messages tier is invalidated (a params change): the
+ * expected read of the request cut after its last head block (tools, system), 0 when it has none.
+ */
+function headRead(
+  lin: Lineage,
+  tail: BlockNode,
+  now: number | null,
+  tokensAt: (n: BlockNode | null) => number,
+  alive: (e: Entry) => boolean,
+): number {
+  let d = 0;
+  while (d < tail.depth && tail.at(d + 1)!.block.segment !== 'messages') d++;
+  const head = tail.at(d);
+  if (!head) return 0;
+  const depths = lin.recent.map((e) => commonDepth(e.tail, head));
+  return expectedRead(lin, head, depths, now, tokensAt, alive, []);
 }
 
 /** What an entry would let a request read if nothing changed (tokens). */
