@@ -200,7 +200,10 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     if (a.verdict !== 'break' && a.verdict !== 'ttl-expired' && a.verdict !== 'unexplained-miss') a.costUSD = a.costUSD ?? (pricesFor(req, family, rules) ? 0 : null);
 
     if (!req.error) {
-      record(lin, req, now, tokensAt, best && alive(best) ? best : null, reads);
+      // The matched entry is refreshed only when this request reads from it (a request that
+      // shares less than the minimum with it, e.g. a change at tool 0, leaves it to expire).
+      const read = best && alive(best) && (a.expectedRead ?? 0) > 0 ? best : null;
+      record(lin, req, now, tokensAt, read, reads);
       if (req.kind === 'agent') lastAgent = req;
     }
   }
