@@ -7,7 +7,7 @@
  */
 import { commonDepth, markedNodes, type BlockNode } from './chain.js';
 import { classifyBreak, paramsCause, type Cause } from './classify.js';
-import { diverge, type BreakPoint } from './diverge.js';
+import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules } from './rules.js';
 
@@ -77,6 +77,9 @@ export interface SessionAnalysis {
   };
 }
 
+/** Estimated tokens of a prefix: through node `n` (null = none) and `extraBytes` more bytes. */
+type TokensAt = (n: BlockNode | null, extraBytes?: number) => number;
+
 interface Entry {
   req: LlmRequest;
   tail: BlockNode;
@@ -106,7 +109,10 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
   for (const req of session.requests) {
     const key = lineageKey(req);
     const base = tokenModel.base[key] ?? 0;
-    const tokensAt = (n: BlockNode | null) => (n ? Math.round(base + tokenModel.perByte * n.bytesThrough) : 0);
+    const tokensAt: TokensAt = (n, extraBytes = 0) => {
+      const bytes = (n ? n.bytesThrough : 0) + extraBytes;
+      return bytes > 0 ? Math.round(base + tokenModel.perByte * bytes) : 0;
+    };
     let lin = lineages.get(key);
     const family = lin?.family ?? familyFor(req.model, req.api, rules);
     const a = blank(req, key, family.id);
@@ -255,7 +261,9 @@ function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
 /**
  * Tokens the provider should read: for explicit-breakpoint families, the longest live entry
  * written at a breakpoint that one of this request's breakpoints reaches within the lookback;
- * for implicit families, the longest common prefix with a live earlier request, in steps.
+ * for implicit families, the longest common prefix with a live earlier request, in steps. That
+ * prefix is byte-level (the provider caches tokens, not blocks): it runs into the first differing
+ * block up to its first changed byte.
  * @param depths common depth of `tail` with each entry of `lin.recent` (same order)
  * @param reads receives the keys of the written entries the request's breakpoints reach (they
  *   are read, so their lifetime is refreshed when the request is recorded)
@@ -265,7 +273,7 @@ function expectedRead(
   tail: BlockNode,
   depths: number[],
   now: number | null,
-  tokensAt: (n: BlockNode | null) => number,
+  tokensAt: TokensAt,
   alive: (e: Entry) => boolean,
   reads: string[],
 ): number {
@@ -285,11 +293,15 @@ function expectedRead(
     }
     return best;
   }
-  let depth = 0;
+  let tokens = 0;
   lin.recent.forEach((e, i) => {
-    if (alive(e)) depth = Math.max(depth, depths[i]);
+    if (!alive(e)) return;
+    const d = depths[i];
+    const x = e.tail.at(d + 1);
+    const y = tail.at(d + 1);
+    const inBlock = x && y && x.block.segment === y.block.segment && y.block.segment !== 'head' ? firstDiff(x.block.bytes, y.block.bytes) : 0;
+    tokens = Math.max(tokens, tokensAt(tail.at(d), inBlock));
   });
-  const tokens = depth ? tokensAt(tail.at(depth)) : 0;
   const stepped = Math.floor(tokens / f.stepTokens) * f.stepTokens;
   return stepped >= lin.minimum ? stepped : 0;
 }
@@ -302,7 +314,7 @@ function headRead(
   lin: Lineage,
   tail: BlockNode,
   now: number | null,
-  tokensAt: (n: BlockNode | null) => number,
+  tokensAt: TokensAt,
   alive: (e: Entry) => boolean,
 ): number {
   let d = 0;
@@ -314,7 +326,7 @@ function headRead(
 }
 
 /** What an entry would let a request read if nothing changed (tokens). */
-function entryTokens(lin: Lineage, e: Entry, tokensAt: (n: BlockNode | null) => number): number {
+function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   if (lin.family.breakpoints.explicit) {
     const marks = markedNodes(e.tail);
     const t = marks.length ? tokensAt(marks[0]) : 0;
@@ -333,7 +345,7 @@ function record(
   lin: Lineage,
   req: LlmRequest,
   now: number | null,
-  tokensAt: (n: BlockNode | null) => number,
+  tokensAt: TokensAt,
   read: Entry | null,
   reads: string[],
 ): void {
