@@ -194,7 +194,9 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
         // What the entry would have let this request read, bounded by what was observed: the
         // entry's own prompt, and what this request paid for outside the cache.
         let full = entryTokens(lin, best, tokensAt);
-        if (best.req.usage) full = Math.min(full, promptOf(best.req.usage));
+        // (The entry's prompt in the family's steps: OpenAI caches 1536 of a 1567-token prompt.)
+        const step = lin.family.stepTokens;
+        if (best.req.usage) full = Math.min(full, Math.floor(promptOf(best.req.usage) / step) * step);
         const read = a.observedRead ?? a.expectedRead ?? 0;
         a.lostTokens = Math.max(0, full - read);
         if (req.usage) a.lostTokens = Math.min(a.lostTokens, req.usage.uncached + req.usage.cacheWrite);

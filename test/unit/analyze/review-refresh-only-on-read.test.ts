@@ -33,5 +33,8 @@ describe('review: an entry is refreshed only by a read', () => {
     assert.deepEqual(a.requests.map((r) => r.verdict), ['cold', 'break', 'ttl-expired']);
     assert.equal(a.requests[2].matched, 1);
     assert.equal(a.requests[2].expectedRead, 0);
+    // #1's prompt is 1567 tokens, of which OpenAI caches 1536 (128-token steps): the tool-0 change
+    // re-bills 1536, not 1567.
+    assert.equal(a.requests[1].lostTokens, 1536);
   });
 });
