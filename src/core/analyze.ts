@@ -353,11 +353,16 @@ function record(
 ): void {
   const tail = req.tail!;
   const marks = markedNodes(tail);
-  const ttlSeconds = Math.max(
-    lin.family.ttlSeconds.default,
-    ...marks.map((m) => m.block.breakpoint!.ttlSeconds),
-    req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0,
-  );
+  // Explicit breakpoints: the entry a continuation reads is the one at the deepest breakpoint, so
+  // its lifetime is the entry's (1 h breakpoints before 5 min ones keep only the head alive for 1 h).
+  const ttlSeconds =
+    lin.family.breakpoints.explicit && marks.length
+      ? marks[0].block.breakpoint!.ttlSeconds
+      : Math.max(
+          lin.family.ttlSeconds.default,
+          ...marks.map((m) => m.block.breakpoint!.ttlSeconds),
+          req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0,
+        );
   if (read) read.lastUse = now;
   lin.recent.push({ req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 });
   if (lin.recent.length > CANDIDATES) lin.recent.shift();
