@@ -86,6 +86,8 @@ interface Entry {
   /** Last time this entry was written or read (ms). */
   lastUse: number | null;
   ttlMs: number;
+  /** Explicit breakpoints: key in `Lineage.written` of the deepest entry this request wrote. */
+  written?: string;
 }
 
 interface Lineage {
@@ -142,7 +144,14 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
         bestDepth = depths[i];
       }
     }
-    const alive = (e: Entry) => now === null || e.lastUse === null || now - e.lastUse <= e.ttlMs;
+    // Explicit breakpoints: an entry is alive while what it wrote at its deepest breakpoint is (a
+    // later request that read only the head did not refresh it); else by its last use.
+    const alive = (e: Entry) => {
+      if (now === null) return true;
+      const w = e.written !== undefined ? lin!.written.get(e.written) : undefined;
+      if (w) return w.expires === null || w.expires >= now;
+      return e.lastUse === null || now - e.lastUse <= e.ttlMs;
+    };
     const reads: string[] = [];
     a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, alive, reads);
 
@@ -364,7 +373,8 @@ function record(
           req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0,
         );
   if (read) read.lastUse = now;
-  lin.recent.push({ req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 });
+  const entry: Entry = { req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 };
+  lin.recent.push(entry);
   if (lin.recent.length > CANDIDATES) lin.recent.shift();
   if (lin.family.breakpoints.explicit) {
     for (const key of reads) {
@@ -376,6 +386,7 @@ function record(
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
       lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
+      entry.written ??= m.hashHex;
     }
   }
 }
