@@ -134,16 +134,24 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     const previous = lin.recent[lin.recent.length - 1];
     if (previous) a.sameAsPrevious = previous.tail === req.tail || Buffer.compare(previous.tail.hash, req.tail.hash) === 0;
 
-    // The candidate entry that shares the longest prefix; ties go to the newest.
-    let best: Entry | null = null;
-    let bestDepth = -1;
+    // The candidate entry that shares the longest prefix; ties go to the newest. Only requests
+    // that wrote an entry (at least the minimum) are candidates: a change against a request too
+    // short to be cached breaks nothing. A request itself below the minimum is still compared
+    // with the nearest request, to show what changed.
     const depths = lin.recent.map((e) => commonDepth(e.tail, req.tail!));
-    for (let i = lin.recent.length - 1; i >= 0; i--) {
-      if (depths[i] > bestDepth) {
-        best = lin.recent[i];
-        bestDepth = depths[i];
+    const pick = (cacheableOnly: boolean): Entry | null => {
+      let found: Entry | null = null;
+      let foundDepth = -1;
+      for (let i = lin!.recent.length - 1; i >= 0; i--) {
+        if (depths[i] > foundDepth && (!cacheableOnly || entryFull(lin!, lin!.recent[i], tokensAt) > 0)) {
+          found = lin!.recent[i];
+          foundDepth = depths[i];
+        }
       }
-    }
+      return found;
+    };
+    let best = pick(true);
+    if (!best && (a.promptTokens ?? 0) < lin.minimum) best = pick(false);
     // Explicit breakpoints: an entry is alive while what it wrote at its deepest breakpoint is (a
     // later request that read only the head did not refresh it); else by its last use.
     const alive = (e: Entry) => {
@@ -202,10 +210,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
         // What the entry would have let this request read, bounded by what was observed: the
         // entry's own prompt, and what this request paid for outside the cache.
-        let full = entryTokens(lin, best, tokensAt);
-        // (The entry's prompt in the family's steps: OpenAI caches 1536 of a 1567-token prompt.)
-        const step = lin.family.stepTokens;
-        if (best.req.usage) full = Math.min(full, Math.floor(promptOf(best.req.usage) / step) * step);
+        const full = entryFull(lin, best, tokensAt);
         const read = a.observedRead ?? a.expectedRead ?? 0;
         a.lostTokens = Math.max(0, full - read);
         if (req.usage) a.lostTokens = Math.min(a.lostTokens, req.usage.uncached + req.usage.cacheWrite);
@@ -334,6 +339,17 @@ function headRead(
   if (!head) return 0;
   const depths = lin.recent.map((e) => commonDepth(e.tail, head));
   return expectedRead(lin, head, depths, now, tokensAt, alive, []);
+}
+
+/**
+ * What an entry would let a request read if nothing changed, bounded by its observed prompt in
+ * the family's steps (OpenAI caches 1536 of a 1567-token prompt); 0 when below the minimum.
+ */
+function entryFull(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
+  let full = entryTokens(lin, e, tokensAt);
+  const step = lin.family.stepTokens;
+  if (e.req.usage) full = Math.min(full, Math.floor(promptOf(e.req.usage) / step) * step);
+  return full >= lin.minimum ? full : 0;
 }
 
 /** What an entry would let a request read if nothing changed (tokens). */

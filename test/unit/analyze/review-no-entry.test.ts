@@ -1,0 +1,25 @@
+/**
+ * A request compared with earlier requests that were too short to be cached breaks nothing: there
+ * was no entry to read (recorded Pi main bodies, unedited).
+ */
+import assert from 'node:assert/strict';
+import { analyzeSession } from '../../../src/core/analyze.js';
+import { readCaptureSession } from '../../../src/hosts/capture/index.js';
+
+describe('review: no entry, no break', () => {
+  it('the branch summary #12 (1767 tokens) after summaries of 352 and 425 tokens is cold, not a break', async () => {
+    const a = analyzeSession(await readCaptureSession('test/fixtures/pi/main/requests'));
+    const [s9, s10, s12] = [a.requests[8], a.requests[9], a.requests[11]];
+    assert.deepEqual([s9.promptTokens, s10.promptTokens], [352, 425]);
+    // Below the 1024-token minimum, #9 and #10 wrote no entry; #12 was a 'break' against #10 and
+    // counted in the session's breaks.
+    assert.equal(s12.verdict, 'cold');
+    assert.equal(s12.break, null);
+    assert.equal(s12.matched, null);
+    assert.deepEqual(s12.causes, []);
+    // #10 itself (below the minimum) still shows what changed against #9.
+    assert.equal(s10.verdict, 'below-minimum');
+    assert.equal(s10.break!.path, 'messages[0].content[0].text');
+    assert.equal(a.totals.breaks, 3);
+  });
+});
