@@ -215,7 +215,13 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
         a.lostTokens = Math.max(0, full - read);
         if (req.usage) a.lostTokens = Math.min(a.lostTokens, req.usage.uncached + req.usage.cacheWrite);
         const prices = pricesFor(req, lin.family, rules);
-        const rebill = prices ? (lin.family.breakpoints.explicit ? prices.cacheWrite : prices.input) : 0;
+        let rebill = prices ? (lin.family.breakpoints.explicit ? prices.cacheWrite : prices.input) : 0;
+        // The bundled table prices writes at the 5 min rate; the re-billed tokens are written at
+        // this request's deepest breakpoint, at the 1 h rate (2×, not 1.25×) when it is `ttl: "1h"`.
+        // (A host's own prices already are what it was billed.)
+        if (prices && !req.prices && lin.family.breakpoints.explicit && (markedNodes(req.tail)[0]?.block.breakpoint?.ttlSeconds ?? 0) >= lin.family.ttlSeconds.extended) {
+          rebill = prices.input * lin.family.multipliers.write1h;
+        }
         a.costUSD = prices ? (a.lostTokens * Math.max(0, rebill - prices.cacheRead)) / 1e6 : null;
       }
     }
