@@ -168,10 +168,12 @@ function toolsCause(entry: BlockNode, request: BlockNode): Cause {
     parts.push(`reordered: ${oldNames.join(', ')} → ${newNames.join(', ')}`);
   }
   if (!parts.length) {
+    // Each changed tool on its own: one tool re-keyed and another edited are two different things.
     const changed = newTools.filter((t, i) => Buffer.compare(t.bytes, oldTools[i]?.bytes ?? new Uint8Array()) !== 0);
-    const keyOrderOnly = changed.every((t) => sameIgnoringKeyOrder(parse(t.bytes), parse(oldTools[t.item]?.bytes ?? new Uint8Array())));
-    const names = changed.map(toolName).join(', ');
-    parts.push(keyOrderOnly ? `key order only in ${names}` : `schema bytes of ${names}`);
+    const keyOrder = changed.filter((t) => sameIgnoringKeyOrder(parse(t.bytes), parse(oldTools[t.item]?.bytes ?? new Uint8Array())));
+    const schema = changed.filter((t) => !keyOrder.includes(t));
+    if (keyOrder.length) parts.push(`key order only in ${keyOrder.map(toolName).join(', ')}`);
+    if (schema.length || !keyOrder.length) parts.push(`schema bytes of ${schema.map(toolName).join(', ')}`);
   }
   return { kind: 'tools-changed', detail: parts.join('; '), certainty: 'certain' };
 }
