@@ -83,7 +83,7 @@ type TokensAt = (n: BlockNode | null, extraBytes?: number) => number;
 interface Entry {
   req: LlmRequest;
   tail: BlockNode;
-  /** Last time this entry was written or read (ms). */
+  /** Time this entry was written (ms); what a later request reads of it is part of that request's entry. */
   lastUse: number | null;
   ttlMs: number;
   /** Explicit breakpoints: key in `Lineage.written` of the deepest entry this request wrote. */
@@ -228,10 +228,10 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     if (a.verdict !== 'break' && a.verdict !== 'ttl-expired' && a.verdict !== 'unexplained-miss') a.costUSD = a.costUSD ?? (pricesFor(req, family, rules) ? 0 : null);
 
     if (!req.error) {
-      // The matched entry is refreshed only when this request reads from it (a request that
-      // shares less than the minimum with it, e.g. a change at tool 0, leaves it to expire).
-      const read = best && alive(best) && (a.expectedRead ?? 0) > 0 ? best : null;
-      record(lin, req, now, tokensAt, read, reads);
+      // What this request reads of an earlier entry is a prefix of its own entry, recorded now:
+      // that refreshes it. The earlier entry itself is not refreshed, since the part of it
+      // beyond the common prefix was not read (a change at tool 0 reads none of it).
+      record(lin, req, now, tokensAt, reads);
       if (req.kind === 'agent') lastAgent = req;
     }
   }
@@ -370,8 +370,8 @@ function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
 }
 
 /**
- * Records a request as a cache entry (and refreshes the entry it read). Anthropic-style: the
- * entries its breakpoints read (`reads`, also found by lookback at positions this request does
+ * Records a request as a cache entry. Its own entry covers the prefix it read of earlier ones
+ * (implicit caching refreshes just that). Anthropic-style: the entries its breakpoints read (`reads`, also found by lookback at positions this request does
  * not mark) get their lifetime back, then the entries at its own breakpoints are written.
  */
 function record(
@@ -379,7 +379,6 @@ function record(
   req: LlmRequest,
   now: number | null,
   tokensAt: TokensAt,
-  read: Entry | null,
   reads: string[],
 ): void {
   const tail = req.tail!;
@@ -394,7 +393,6 @@ function record(
           ...marks.map((m) => m.block.breakpoint!.ttlSeconds),
           req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0,
         );
-  if (read) read.lastUse = now;
   const entry: Entry = { req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 };
   lin.recent.push(entry);
   if (lin.recent.length > CANDIDATES) lin.recent.shift();
