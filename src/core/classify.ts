@@ -28,6 +28,9 @@ export interface Cause {
   certainty: 'certain' | 'likely';
 }
 
+/** How many messages a removal or insertion may span to be named as one (else: an edit). */
+const SHIFT_MAX = 8;
+
 /** Changed runs longer than this (bytes, on either side) are rewrites, not volatile values. */
 const VOLATILE_MAX_BYTES = 96;
 
@@ -242,6 +245,16 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Ca
   const newRole = (newMsg as { role?: unknown } | undefined)?.role;
   if (ot !== undefined && ot === nt && oldRole === newRole) {
     return { kind: 'representation-only', detail: `same text, other encoding at ${at}`, certainty: 'certain' };
+  }
+  // Messages dropped (pruning) or inserted: the history goes on unchanged a few messages later.
+  const same = (x: unknown, y: unknown) => x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);
+  for (let j = 1; j <= SHIFT_MAX; j++) {
+    if (same(messageJson(entry, bp.oldBlock!.item + j), newMsg)) {
+      return { kind: 'history-rewritten', detail: `${j === 1 ? 'message' : `${j} messages`} removed at ${at}`, certainty: 'certain' };
+    }
+    if (same(oldMsg, messageJson(request, n.item + j))) {
+      return { kind: 'history-rewritten', detail: `${j === 1 ? 'message' : `${j} messages`} inserted at ${at}`, certainty: 'certain' };
+    }
   }
   return { kind: 'history-rewritten', detail: `edit at ${at}`, certainty: 'certain' };
 }
