@@ -143,7 +143,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       let found: Entry | null = null;
       let foundDepth = -1;
       for (let i = lin!.recent.length - 1; i >= 0; i--) {
-        if (depths[i] > foundDepth && (!cacheableOnly || entryFull(lin!, lin!.recent[i], tokensAt) > 0)) {
+        if (depths[i] > foundDepth && (!cacheableOnly || cacheable(lin!, lin!.recent[i], tokensAt))) {
           found = lin!.recent[i];
           foundDepth = depths[i];
         }
@@ -345,6 +345,16 @@ function headRead(
   if (!head) return 0;
   const depths = lin.recent.map((e) => commonDepth(e.tail, head));
   return expectedRead(lin, head, depths, now, tokensAt, alive, []);
+}
+
+/**
+ * Whether a request wrote a cache entry: at least the minimum at its deepest breakpoint (explicit
+ * families) or in its prompt. A request without any breakpoint is judged by its size, since
+ * top-level automatic caching has no breakpoint on a block.
+ */
+function cacheable(lin: Lineage, e: Entry, tokensAt: TokensAt): boolean {
+  if (lin.family.breakpoints.explicit && !e.tail.lastMarked) return (e.req.usage ? promptOf(e.req.usage) : tokensAt(e.tail)) >= lin.minimum;
+  return entryFull(lin, e, tokensAt) > 0;
 }
 
 /**

@@ -23,3 +23,28 @@ describe('review: no entry, no break', () => {
     assert.equal(a.totals.breaks, 3);
   });
 });
+
+describe('review: no breakpoint seen is not "no entry"', () => {
+  it('top-level automatic caching (no block breakpoint): an edit is still a break against the previous request', async () => {
+    const { captureDir, PI_MAIN } = await import('./review-helpers.js');
+    const automatic = (b: any) => {
+      const strip = (x: any) => {
+        if (x && typeof x === 'object') {
+          delete x.cache_control;
+          Object.values(x).forEach(strip);
+        }
+      };
+      strip(b);
+      b.cache_control = { type: 'ephemeral' };
+    };
+    const dir = captureDir(PI_MAIN, [
+      ['006-anthropic-messages', automatic],
+      ['007-anthropic-messages', (b) => (automatic(b), (b.messages[2].content[0].text = 'Edited.'))],
+    ]);
+    const r = analyzeSession(await readCaptureSession(dir)).requests[1];
+    // The wire reader places no breakpoint for a top-level cache_control; the 2451-token entry
+    // is above the minimum, so it is still a candidate.
+    assert.equal(r.verdict, 'break');
+    assert.equal(r.matched, 1);
+  });
+});
