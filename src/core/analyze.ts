@@ -130,7 +130,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       lin = { family, minimum: minimumTokens(family, req.model), recent: [], written: new Map() };
       lineages.set(key, lin);
     }
-    const now = req.timeMs;
+    const now = timeOf(req);
     const previous = lin.recent[lin.recent.length - 1];
     if (previous) a.sameAsPrevious = previous.tail === req.tail || Buffer.compare(previous.tail.hash, req.tail.hash) === 0;
 
@@ -172,7 +172,8 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       } else a.verdict = 'cold';
     } else {
       a.matched = best.req.index;
-      a.gapMs = now !== null && best.req.timeMs !== null ? now - best.req.timeMs : null;
+      const then = timeOf(best.req);
+      a.gapMs = now !== null && then !== null ? now - then : null;
       const bp = diverge(best.tail, req.tail);
       const params = paramsCause(best.req, req, lin.family.invalidates.params);
       if (bp) {
@@ -236,6 +237,11 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     }
   }
   return { session, requests: out, tokenModel, totals: totals(out) };
+}
+
+/** Send time of a request (ms), null when unknown or not a number (an unparsable timestamp is NaN). */
+function timeOf(req: LlmRequest): number | null {
+  return req.timeMs !== null && Number.isFinite(req.timeMs) ? req.timeMs : null;
 }
 
 /** Prompt tokens of a usage record (uncached + cache read + cache write). */
