@@ -387,8 +387,9 @@ function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
 
 /**
  * Records a request as a cache entry. Its own entry covers the prefix it read of earlier ones
- * (implicit caching refreshes just that). Anthropic-style: the entries its breakpoints read (`reads`, also found by lookback at positions this request does
- * not mark) get their lifetime back, then the entries at its own breakpoints are written.
+ * (implicit caching refreshes just that). Anthropic-style: the entries its breakpoints read
+ * (`reads`, also found by lookback at positions this request does not mark) get their lifetime
+ * back, then the entries at its own breakpoints are written.
  */
 function record(
   lin: Lineage,
@@ -415,7 +416,7 @@ function record(
   if (lin.family.breakpoints.explicit) {
     for (const key of reads) {
       const w = lin.written.get(key)!;
-      w.expires = now === null ? null : now + w.ttlMs;
+      if (now !== null) w.expires = now + w.ttlMs;
     }
     for (const m of marks.slice(0, lin.family.breakpoints.max)) {
       const tokens = tokensAt(m);
