@@ -85,6 +85,12 @@ export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { 
     b.addMessage(messageItem++, path, m, typeof role === 'string' ? role : String(json(member(m, 'type')) ?? ''));
   });
 
+  // Automatic caching: one top-level `cache_control` acts as a breakpoint on the last cacheable
+  // block (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Automatic caching").
+  const auto = member(root, 'cache_control');
+  const last = b.blocks[b.blocks.length - 1];
+  if (auto && last && !last.breakpoint) last.breakpoint = { ttlSeconds: ttlOf(body, auto) };
+
   const params: WireRequest['params'] = {};
   for (const key of PARAM_KEYS[resolvedApi]) {
     const v = member(root, key);

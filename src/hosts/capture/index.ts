@@ -100,6 +100,12 @@ export function wireOnlyRequest(
   return req;
 }
 
+/** ISO time → ms since epoch; null when absent or unreadable (never NaN). */
+function msOf(iso: string | undefined): number | null {
+  const ms = iso ? Date.parse(iso) : NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
 /** The kind a recorder wrote in the meta, when it is one of ours. */
 function recordedKind(k: string | undefined): LlmRequest['kind'] | undefined {
   return k === 'agent' || k === 'summary' || k === 'title' ? k : undefined;
@@ -129,7 +135,7 @@ export async function readCaptureSession(dir: string): Promise<Session> {
         model: w.model,
         api: w.api,
         kind: recordedKind(body.meta?.kind) ?? kindOf(text, hasTools),
-        timeMs: body.meta?.receivedAt ? Date.parse(body.meta.receivedAt) : null,
+        timeMs: msOf(body.meta?.receivedAt),
         evidence: 'wire',
         usage: usageFromResponse(w.api, body.meta?.usage ?? body.meta?.responseUsage),
         tail: chainOf(w.blocks),

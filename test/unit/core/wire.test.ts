@@ -35,6 +35,14 @@ describe('wire bodies', () => {
     assert.equal(bp.byteOffset, second.indexOf('ho') + 1);
   });
 
+  it('a top-level cache_control (automatic caching) is a breakpoint on the last block', () => {
+    const auto = JSON.stringify({ ...JSON.parse(first), cache_control: { type: 'ephemeral' } }).replace(',"cache_control":{"type":"ephemeral"}}]}]', '}]}]');
+    const w = parseWireBody(enc(auto));
+    const lastBlock = w.blocks[w.blocks.length - 1];
+    assert.equal(lastBlock.path, 'messages[0].content[0]');
+    assert.deepEqual(lastBlock.breakpoint, { ttlSeconds: 300 });
+  });
+
   it('does not see a moved cache marker as a change', () => {
     const moved = first.replace(',"cache_control":{"type":"ephemeral"}}]}]', '}]}]');
     assert.equal(diverge(chainOf(parseWireBody(enc(first)).blocks), chainOf(parseWireBody(enc(moved)).blocks)), null);
