@@ -328,7 +328,7 @@ function expectedRead(
     const x = e.tail.at(d + 1);
     const y = tail.at(d + 1);
     const inBlock = x && y && x.block.segment === y.block.segment && y.block.segment !== 'head' ? firstDiff(x.block.bytes, y.block.bytes) : 0;
-    tokens = Math.max(tokens, tokensAt(tail.at(d), inBlock));
+    tokens = Math.max(tokens, d >= e.tail.depth ? tokensOfEntry(e, e.tail, tokensAt) : Math.min(tokensAt(tail.at(d), inBlock), observedPrompt(e.req) ?? Infinity));
   });
   const stepped = Math.floor(tokens / f.stepTokens) * f.stepTokens;
   return stepped >= lin.minimum ? stepped : 0;
@@ -378,11 +378,26 @@ function entryFull(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
 function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   if (lin.family.breakpoints.explicit) {
     const marks = markedNodes(e.tail);
-    const t = marks.length ? tokensAt(marks[0]) : 0;
+    const t = marks.length ? tokensOfEntry(e, marks[0], tokensAt) : 0;
     return t >= lin.minimum ? t : 0;
   }
-  const t = Math.floor(tokensAt(e.tail) / lin.family.stepTokens) * lin.family.stepTokens;
+  const t = Math.floor(tokensOfEntry(e, e.tail, tokensAt) / lin.family.stepTokens) * lin.family.stepTokens;
   return t >= lin.minimum ? t : 0;
+}
+
+/** The prompt tokens a request reported (uncached + read + written), or null without usage. */
+function observedPrompt(req: LlmRequest): number | null {
+  return req.usage && !req.error ? promptOf(req.usage) : null;
+}
+
+/**
+ * Tokens of a prefix of an entry's request: its reported prompt for the whole request (exact),
+ * else the byte estimate bounded by that prompt.
+ */
+function tokensOfEntry(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, tokensAt: TokensAt): number {
+  const observed = observedPrompt(e.req);
+  if (observed === null) return tokensAt(n);
+  return n === e.tail ? observed : Math.min(tokensAt(n), observed);
 }
 
 /**
@@ -419,7 +434,7 @@ function record(
       if (now !== null) w.expires = now + w.ttlMs;
     }
     for (const m of marks.slice(0, lin.family.breakpoints.max)) {
-      const tokens = tokensAt(m);
+      const tokens = tokensOfEntry({ req, tail }, m, tokensAt);
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
       lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
