@@ -21,7 +21,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
-import type { Diagnostic, LlmRequest, Usage } from '../../core/model.js';
+import type { Diagnostic, LlmRequest } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
 import type { PiEntryRec, PiRead } from './read.js';
 import { isoMs, type Reconstruction } from './normalize.js';
@@ -212,9 +212,6 @@ export function matchBodies(bodies: PiBody[], assistants: Assistant[]): Map<PiEn
   }
   return pos;
 }
-
-/** Raw provider usage from a meta file → normalized usage (the shared mapping; reference/pi.md §1). */
-export const usageFromProvider = usageFromResponse;
 
 /**
  * Builds the session's requests from captured bodies: one per body in send order (evidence
