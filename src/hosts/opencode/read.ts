@@ -17,8 +17,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
+import { describeIssues } from '../issues.js';
 import {
-  describeIssues,
   KNOWN_PART_TYPES,
   MessageInfoSchema,
   PartSchema,

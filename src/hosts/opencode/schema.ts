@@ -124,11 +124,3 @@ export const SessionInfoSchema = z.looseObject({
   tokens: TokensSchema.optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
-
-/** Short text of a zod error for diagnostics (first issues, with their paths). */
-export function describeIssues(e: z.ZodError): string {
-  return e.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-}

@@ -14,6 +14,7 @@
  * types stay in the tree (so their children keep their path) and are counted in `ignored`.
  */
 import { readJsonLines } from '../lines.js';
+import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import {
   AgentMessageSchema,
@@ -21,7 +22,6 @@ import {
   EntryBaseSchema,
   HeaderSchema,
   KNOWN_ROLES,
-  describeIssues,
   fastAgentMessage,
   fastEntryBase,
   fastMessageEntry,

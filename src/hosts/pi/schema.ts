@@ -209,14 +209,6 @@ export type PiEntry =
   | ({ type: 'label' } & z.infer<(typeof ENTRY_SCHEMAS)['label']>)
   | ({ type: 'session_info' } & z.infer<(typeof ENTRY_SCHEMAS)['session_info']>);
 
-/** One-line summary of a zod error for a diagnostic: `path: message; …` (first 3 issues). */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
-    .join('; ');
-}
-
 // ---------------------------------------------------------------------------------------------
 // Fast path: the same verdict and the same output as the schemas above, for the common shapes.
 // ---------------------------------------------------------------------------------------------
