@@ -249,7 +249,3 @@ function equalHash(x: BlockNode, y: BlockNode): boolean {
   return x.hashKey === y.hashKey;
 }
 
-/** First 12 hex characters of a digest. */
-export function shortHex(digest: Uint8Array): string {
-  return Buffer.from(digest.subarray(0, 6)).toString('hex');
-}

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import data from './provider-rules.json';
-import type { LlmRequest, Prices, Segment } from './model.js';
+import type { LlmRequest, Prices } from './model.js';
 
 const FamilySchema = z.object({
   id: z.string(),
@@ -43,11 +43,6 @@ export function familyFor(model: string, api: string, rules: ProviderRules = def
 /** Minimum cacheable prompt length (tokens) of a model within its family. */
 export function minimumTokens(family: ProviderFamily, model: string): number {
   return family.minimumTokens.find((m) => new RegExp(m.match, 'i').test(model))?.tokens ?? 1024;
-}
-
-/** Render order of the prefix segments for a family. */
-export function renderOrder(family: ProviderFamily): Segment[] {
-  return family.renderOrder;
 }
 
 /**

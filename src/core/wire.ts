@@ -42,10 +42,6 @@ export function detectApi(body: Record<string, unknown>): WireApi {
   if ('system' in body || (Array.isArray(body.tools) && body.tools.some((t) => t && typeof t === 'object' && 'input_schema' in t))) {
     return 'anthropic-messages';
   }
-  const msgs = body.messages;
-  if (Array.isArray(msgs) && msgs.some((m) => m && typeof m === 'object' && (m as { role?: unknown }).role === 'system')) {
-    return 'openai-completions';
-  }
   return 'openai-completions';
 }
 

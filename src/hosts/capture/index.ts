@@ -7,7 +7,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { chainOf } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
-import { parseWireBody, type WireApi } from '../../core/wire.js';
+import { parseWireBody } from '../../core/wire.js';
 import { z } from 'zod';
 
 /** The parts of a recorder `.meta.json` we use; everything else is ignored. */
