@@ -79,7 +79,9 @@ export async function readPiBodies(dir: string, diagnostics: Diagnostic[]): Prom
       body.wire = parseWireBody(bytes, nameApi);
       body.api = body.wire.api;
       body.messages = new Set(body.wire.blocks.filter((b) => b.segment === 'messages').map((b) => b.item)).size;
-      body.kind = isSummaryBody(JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>) ? 'summary' : 'agent';
+      // A body with tools is never a summary: parse it a second time (as an object) only otherwise.
+      const hasTools = body.wire.blocks.some((b) => b.segment === 'tools');
+      body.kind = !hasTools && isSummaryBody(JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>) ? 'summary' : 'agent';
     } catch (e) {
       diagnostics.push({ file, line: 1, severity: 'error', message: `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
     }
