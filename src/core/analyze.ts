@@ -132,7 +132,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     }
     const now = timeOf(req);
     const previous = lin.recent[lin.recent.length - 1];
-    if (previous) a.sameAsPrevious = previous.tail === req.tail || Buffer.compare(previous.tail.hash, req.tail.hash) === 0;
+    if (previous) a.sameAsPrevious = previous.tail.sameHash(req.tail);
 
     // The candidate entry that shares the longest prefix; ties go to the newest. Only requests
     // that wrote an entry (at least the minimum) are candidates: a change against a request too
@@ -220,7 +220,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
         // The bundled table prices writes at the 5 min rate; the re-billed tokens are written at
         // this request's deepest breakpoint, at the 1 h rate (2×, not 1.25×) when it is `ttl: "1h"`.
         // (A host's own prices already are what it was billed.)
-        if (prices && !req.prices && lin.family.breakpoints.explicit && (markedNodes(req.tail)[0]?.block.breakpoint?.ttlSeconds ?? 0) >= lin.family.ttlSeconds.extended) {
+        if (prices && !req.prices && lin.family.breakpoints.explicit && (req.tail.lastMarked?.block.breakpoint?.ttlSeconds ?? 0) >= lin.family.ttlSeconds.extended) {
           rebill = prices.input * lin.family.multipliers.write1h;
         }
         a.costUSD = prices ? (a.lostTokens * Math.max(0, rebill - prices.cacheRead)) / 1e6 : null;
@@ -377,8 +377,7 @@ function entryFull(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
 /** What an entry would let a request read if nothing changed (tokens). */
 function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   if (lin.family.breakpoints.explicit) {
-    const marks = markedNodes(e.tail);
-    const t = marks.length ? tokensOfEntry(e, marks[0], tokensAt) : 0;
+    const t = e.tail.lastMarked ? tokensOfEntry(e, e.tail.lastMarked, tokensAt) : 0;
     return t >= lin.minimum ? t : 0;
   }
   const t = Math.floor(tokensOfEntry(e, e.tail, tokensAt) / lin.family.stepTokens) * lin.family.stepTokens;
@@ -471,7 +470,7 @@ function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
   const byLineage = new Map<string, Array<[number, number]>>();
   for (const r of requests) {
     if (!r.usage || !r.tail || r.error) continue;
-    const y = r.usage.uncached + r.usage.cacheRead + r.usage.cacheWrite;
+    const y = promptOf(r.usage);
     if (y <= 0) continue;
     const key = lineageKey(r);
     if (!byLineage.has(key)) byLineage.set(key, []);
@@ -510,7 +509,7 @@ function totals(rs: RequestAnalysis[]): SessionAnalysis['totals'] {
       t.cacheWrite += u.cacheWrite;
       t.uncached += u.uncached;
       t.output += u.output;
-      prompt += u.uncached + u.cacheRead + u.cacheWrite;
+      prompt += promptOf(u);
     }
     t.lostTokens += r.lostTokens;
     t.costUSD += r.costUSD ?? 0;
