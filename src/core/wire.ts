@@ -36,12 +36,10 @@ const PARAM_KEYS: Record<WireApi, string[]> = {
   'openai-responses': ['reasoning', 'max_output_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls', 'text', 'include'],
 };
 
-/** Guesses the wire API from a body's keys (`system`+`messages` → Anthropic, `input` → Responses). */
-export function detectApi(body: Record<string, unknown>): WireApi {
-  if ('input' in body) return 'openai-responses';
-  if ('system' in body || (Array.isArray(body.tools) && body.tools.some((t) => t && typeof t === 'object' && 'input_schema' in t))) {
-    return 'anthropic-messages';
-  }
+/** Guesses the wire API from a body's keys (`input` → Responses, `system` or an `input_schema` tool → Anthropic). */
+function detectApi(root: Span): WireApi {
+  if (member(root, 'input')) return 'openai-responses';
+  if (member(root, 'system') || member(root, 'tools')?.items?.some((t) => member(t, 'input_schema'))) return 'anthropic-messages';
   return 'openai-completions';
 }
 
@@ -55,7 +53,7 @@ export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { 
   const root = scanSpans(body, 6);
   const text = (s: Span) => new TextDecoder().decode(body.subarray(s.start, s.end));
   const json = (s: Span | undefined): unknown => (s ? JSON.parse(text(s)) : undefined);
-  const resolvedApi = api ?? detectApi(JSON.parse(new TextDecoder().decode(body)) as Record<string, unknown>);
+  const resolvedApi = api ?? detectApi(root);
   const markers = collectMarkers(root, body);
   const b = new BlockBuilder(body, markers);
 
