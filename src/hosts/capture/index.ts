@@ -111,9 +111,13 @@ function recordedKind(k: string | undefined): LlmRequest['kind'] | undefined {
   return k === 'agent' || k === 'summary' || k === 'title' ? k : undefined;
 }
 
-/** Heuristic kind of a body: summarization prompts and title prompts have no tools. */
-function kindOf(text: string, hasTools: boolean): LlmRequest['kind'] {
+/**
+ * Heuristic kind of a body: summarization prompts and title prompts have no tools. Only the
+ * body's start is read (8000 UTF-16 units never take more than 32000 UTF-8 bytes).
+ */
+function kindOf(body: Uint8Array, hasTools: boolean): LlmRequest['kind'] {
   if (hasTools) return 'agent';
+  const text = new TextDecoder().decode(body.subarray(0, 32000));
   if (/title/i.test(text.slice(0, 4000)) && /generate|title for/i.test(text.slice(0, 4000))) return 'title';
   return /summar/i.test(text.slice(0, 8000)) ? 'summary' : 'agent';
 }
@@ -126,23 +130,21 @@ export async function readCaptureSession(dir: string): Promise<Session> {
   for (const body of bodies) {
     try {
       const w = parseWireBody(body.bytes);
-      const text = new TextDecoder().decode(body.bytes);
       const hasTools = w.blocks.some((b) => b.segment === 'tools');
-      requests.push({
-        index: requests.length + 1,
-        source: { file: body.file, line: 1 },
-        provider: w.api.split('-')[0],
-        model: w.model,
-        api: w.api,
-        kind: recordedKind(body.meta?.kind) ?? kindOf(text, hasTools),
-        timeMs: msOf(body.meta?.receivedAt),
-        evidence: 'wire',
-        usage: usageFromResponse(w.api, body.meta?.usage ?? body.meta?.responseUsage),
-        tail: chainOf(w.blocks),
-        params: w.params,
-        cacheKey: w.cacheKey,
-        error: body.meta?.status && body.meta.status >= 400 ? `HTTP ${body.meta.status}` : undefined,
-      });
+      const req = wireOnlyRequest(
+        { file: body.file, api: w.api, wire: w },
+        {
+          provider: w.api.split('-')[0],
+          kind: recordedKind(body.meta?.kind) ?? kindOf(body.bytes, hasTools),
+          timeMs: msOf(body.meta?.receivedAt),
+          usage: usageFromResponse(w.api, body.meta?.usage ?? body.meta?.responseUsage),
+          notes: [],
+        },
+      );
+      req.index = requests.length + 1;
+      const status = body.meta?.status;
+      if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
+      requests.push(req);
     } catch (e) {
       diagnostics.push({ file: body.file, line: 1, message: `not a request body: ${(e as Error).message}`, severity: 'error' });
     }
