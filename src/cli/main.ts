@@ -61,7 +61,7 @@ export async function buildReport(paths: string[], requestsDir: string | undefin
   return { report, errors };
 }
 
-/** Where a request is, for messages: `file:line`, or `file (row)` for database rows. */
+/** Where a request is, for messages: `file:line`, or `file (row)` for database rows (untrusted: pass through `safe`). */
 function where(r: RequestReport): string {
   return r.line > 0 ? `${r.file}:${r.line}` : `${r.file}${r.row ? ` (${r.row})` : ''}`;
 }
@@ -72,7 +72,7 @@ function failing(report: Report): string[] {
   for (const s of report.sessions) {
     for (const r of s.requests) {
       if (r.verdict === 'break' && r.kind === 'agent') {
-        out.push(`${where(r)}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
+        out.push(`${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
       }
     }
   }

@@ -3,7 +3,7 @@
  * `npm test`'s build step) and the in-process entry point.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../../src/cli/main.js';
@@ -53,6 +53,20 @@ describe('prefix-lens CLI', () => {
     assert.equal(code, 1);
     assert.match(out, /\.jsonl:11: pi session 01a22bad-8ad4-7346-9aa2-6e9fa31a4b14 request #4 breaks the cache \(system-changed\)/);
     assert.match(out, /1 request\(s\) break the cache$/);
+  });
+
+  it('check prints a file name with control characters made visible', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-cli-'));
+    try {
+      const file = join(dir, 'evil\u001b[31m.jsonl');
+      copyFileSync(readdirSync(LONG).map((f) => join(LONG, f))[0], file);
+      const { code, out } = await run(['check', file, '--requests', 'test/fixtures/pi/long/requests']);
+      assert.equal(code, 1);
+      assert.ok(!out.includes('\u001b'), 'no escape sequence reaches the terminal');
+      assert.match(out, /evil·\[31m\.jsonl:11: pi session .* request #4 breaks the cache/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a missing path is exit 2 with the path in the message; a garbage file is analyzed with a diagnostic', async () => {
