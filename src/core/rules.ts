@@ -32,9 +32,17 @@ export type ProviderRules = z.infer<typeof RulesSchema>;
 /** The bundled rules, validated once. @throws ZodError if the bundled file is malformed (a build bug). */
 export const defaultRules: ProviderRules = RulesSchema.parse(data);
 
+/** Compiled model patterns of the rules (case-insensitive), by source: the judge asks per request. */
+const patterns = new Map<string, RegExp>();
+function pattern(source: string): RegExp {
+  let re = patterns.get(source);
+  if (!re) patterns.set(source, (re = new RegExp(source, 'i')));
+  return re;
+}
+
 /** The family whose rules apply to a model on an API (model regex first, then the API fallback). */
 export function familyFor(model: string, api: string, rules: ProviderRules = defaultRules): ProviderFamily {
-  const byModel = rules.families.find((f) => f.apis.includes(api) && new RegExp(f.match, 'i').test(model));
+  const byModel = rules.families.find((f) => f.apis.includes(api) && pattern(f.match).test(model));
   if (byModel) return byModel;
   const id = rules.fallbacks[api] ?? rules.fallbacks['*'];
   return rules.families.find((f) => f.id === id) ?? rules.families[0];
@@ -42,7 +50,7 @@ export function familyFor(model: string, api: string, rules: ProviderRules = def
 
 /** Minimum cacheable prompt length (tokens) of a model within its family. */
 export function minimumTokens(family: ProviderFamily, model: string): number {
-  return family.minimumTokens.find((m) => new RegExp(m.match, 'i').test(model))?.tokens ?? 1024;
+  return family.minimumTokens.find((m) => pattern(m.match).test(model))?.tokens ?? 1024;
 }
 
 /**
@@ -51,7 +59,7 @@ export function minimumTokens(family: ProviderFamily, model: string): number {
  */
 export function pricesFor(req: LlmRequest, family: ProviderFamily, rules: ProviderRules = defaultRules): Prices | null {
   if (req.prices) return req.prices;
-  const p = rules.prices.models.find((m) => new RegExp(m.match, 'i').test(req.model));
+  const p = rules.prices.models.find((m) => pattern(m.match).test(req.model));
   if (!p) return null;
   return {
     input: p.input,
