@@ -42,6 +42,11 @@ export function member(span: Span | undefined, key: string): Span | undefined {
   return span?.members?.find((m) => m.key === key)?.value;
 }
 
+/** A byte that can occur in a JSON number: `0-9 e E + - .`. */
+function isNumberByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d || c === 0x2e;
+}
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -76,7 +81,7 @@ class Scanner {
       return { start, end: this.pos, type: 'string' };
     }
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      while (this.pos < this.buf.length && /[0-9eE+\-.]/.test(String.fromCharCode(this.buf[this.pos]))) this.pos++;
+      while (this.pos < this.buf.length && isNumberByte(this.buf[this.pos])) this.pos++;
       return { start, end: this.pos, type: 'number' };
     }
     for (const lit of ['true', 'false', 'null']) {
