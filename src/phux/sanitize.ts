@@ -31,11 +31,6 @@ export function displayText(value: string | null | undefined, maxChars = 200): s
   return `${flat.slice(0, Math.max(0, maxChars - 1))}…`;
 }
 
-/** True when `value` contains a character phux's `cleanString` would have removed (see `PHUX_CONTROL_CHARS`). */
-export function hasPhuxControlChars(value: string): boolean {
-  return PHUX_CONTROL_CHARS.test(value);
-}
-
 /**
  * UTF-8 length of `s` in bytes, without allocating (works in Node and in a webview; lone
  * surrogates count 3 bytes, as `TextEncoder` encodes them as U+FFFD).
