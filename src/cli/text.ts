@@ -2,6 +2,7 @@
  * Plain-text rendering of the report for the terminal. Transcript strings are untrusted: control
  * characters (including ESC, so no terminal escape sequences get through) are replaced.
  */
+import type { PhuxSessionJson } from '../phux/stream.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 
 /** Replaces control characters (C0, DEL, C1) with a visible placeholder; keeps the text one line. */
@@ -97,22 +98,14 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
       `hit rate ${t.hitRate === null ? '-' : `${(t.hitRate * 100).toFixed(1)}%`}; ${t.breaks} break(s); ` +
       `re-billed ~${t.lostTokens} tokens${t.costUSD ? ` (${usd(t.costUSD)})` : ''}`,
   );
-  if (s.phux) renderPhux(s.phux as PhuxJson, out);
+  if (s.phux) renderPhux(s.phux, out);
   const ignored = Object.entries(s.ignored);
   if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
   for (const d of s.diagnostics) out(`  ${d.severity}: ${safe(d.file)}:${d.line}: ${safe(d.message)}`);
 }
 
-/** The parts of the phux JSON the terminal shows. */
-interface PhuxJson {
-  messages: Array<{ seq: number; kind: string; line: number; bytes: number; placement: string }>;
-  violations: Array<{ rule: string; line: number; message: string }>;
-  restarts: number[];
-  cost: { bytes: number; estimatedTokens: number };
-}
-
 /** One line for the phux context stream, then one per ADR-0067 violation. */
-function renderPhux(p: PhuxJson, out: (line: string) => void): void {
+function renderPhux(p: PhuxSessionJson, out: (line: string) => void): void {
   const chain = p.messages.map((m) => `${m.kind === 'checkpoint' ? 'C' : 'Δ'}${m.seq}${m.placement === 'head' ? '(head)' : ''}`).join(' ');
   out(`  phux context: ${p.messages.length} message(s) [${chain}], ${p.cost.bytes} bytes (~${p.cost.estimatedTokens} tokens)` +
       `${p.restarts.length ? `, restarts at line ${p.restarts.join(', ')}` : ''}; ${p.violations.length} ADR-0067 violation(s)`);

@@ -5,6 +5,7 @@
 import type { SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
 import type { BreakSegment, Evidence, RequestKind, Usage } from '../core/model.js';
+import type { PhuxSessionJson } from '../phux/stream.js';
 
 /** One request in the report. Tokens are tokens, money USD, `time` ISO 8601. */
 export interface RequestReport {
@@ -52,7 +53,7 @@ export interface SessionReport {
   totals: SessionAnalysis['totals'];
   tokenModel: SessionAnalysis['tokenModel'];
   requests: RequestReport[];
-  phux?: unknown;
+  phux?: PhuxSessionJson;
 }
 
 /** The whole report. */

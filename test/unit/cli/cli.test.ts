@@ -36,7 +36,7 @@ describe('prefix-lens CLI', () => {
     assert.equal(compaction.causes[0].kind, 'history-rewritten');
     assert.equal(compaction.prefixHash, 'f721bee11b9a');
     assert.ok(main.phux, 'the Pi main session carries a phux context stream');
-    assert.deepEqual((main.phux as { messages: Array<{ seq: number }> }).messages.map((m) => m.seq), [1, 2, 3, 4, 5, 6, 7]);
+    assert.deepEqual(main.phux?.messages.map((m) => m.seq), [1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('analyze prints one row per request with hash, verdict, break and cause', async () => {
