@@ -101,6 +101,7 @@ export async function readSqliteStore(file: string, opts: StoreOptions = {}): Pr
     diag(`cannot read the database: ${errText(e)}`);
     return { sessions: [], diagnostics };
   }
+  // `main` is this reader's own copy of the file: marking it in place below never touches the file.
   let image = main;
   let wal: Uint8Array | undefined;
   try {
@@ -114,9 +115,7 @@ export async function readSqliteStore(file: string, opts: StoreOptions = {}): Pr
     if (applied.ignoredFrames > 0) {
       diag(`${file}-wal: ${applied.ignoredFrames} frame(s) of an unfinished transaction ignored (OpenCode is writing)`, 'info');
     }
-    image = applied.image === main ? main.slice() : applied.image;
-  } else {
-    image = main.slice();
+    image = applied.image;
   }
   if (image.length === 0) {
     diag('the database is empty (no pages; OpenCode may not have written it yet)', 'warning');
