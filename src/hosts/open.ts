@@ -22,7 +22,7 @@ export interface OpenOptions {
  * @throws Error with the argument in the message when nothing there can be read
  */
 export async function openSessions(arg: string, opts: OpenOptions = {}): Promise<Session[]> {
-  if (arg.startsWith('opencode:')) return readOpenCode(arg, { env: opts.env, requestsDir: opts.requestsDir });
+  if (arg.startsWith('opencode:')) return readOpenCode(arg, opts);
   if (arg.startsWith('pi:')) return openPi(arg.slice(3), opts);
   let st;
   try {
@@ -32,11 +32,11 @@ export async function openSessions(arg: string, opts: OpenOptions = {}): Promise
   }
   if (st.isFile()) {
     if (arg.endsWith('.jsonl')) return [await readPiSession(arg, { requestsDir: opts.requestsDir })];
-    if (/\.(db|sqlite)$/.test(arg)) return readOpenCode(arg, { env: opts.env, requestsDir: opts.requestsDir });
+    if (/\.(db|sqlite)$/.test(arg)) return readOpenCode(arg, opts);
     throw new Error(`${arg}: not a session file this version reads (.jsonl for Pi, .db for OpenCode)`);
   }
   const names = await readdir(arg);
-  if (names.includes('opencode.db') || names.includes('storage')) return readOpenCode(arg, { env: opts.env, requestsDir: opts.requestsDir });
+  if (names.includes('opencode.db') || names.includes('storage')) return readOpenCode(arg, opts);
   if (names.some((n) => n.endsWith('.body.json'))) return [await readCaptureSession(arg)];
   const jsonl = names.filter((n) => n.endsWith('.jsonl')).sort();
   if (jsonl.length) return Promise.all(jsonl.map((n) => readPiSession(join(arg, n), { requestsDir: opts.requestsDir })));
