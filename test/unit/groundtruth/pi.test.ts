@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSession, type RequestAnalysis } from '../../../src/core/analyze.js';
+import { firstDiff } from '../../../src/core/diverge.js';
 import { readPiSession } from '../../../src/hosts/pi/index.js';
 
 /** Scenario folders: committed fixtures plus an optional fresh recording. */
@@ -70,6 +71,7 @@ for (const sc of scenarios()) {
     });
 
     it('reports wire breaks at the exact byte offset of the first changed byte of the body', () => {
+      let checked = 0;
       for (const w of wire) {
         const b = prefixBreak(w);
         if (!b) continue;
@@ -78,10 +80,14 @@ for (const sc of scenarios()) {
         const after = Buffer.from(b.after);
         const at = body.indexOf(after, Math.max(0, b.byteOffset - after.length));
         assert.ok(at >= 0 && at <= b.byteOffset && b.byteOffset < at + after.length, `#${w.request.index}: offset ${b.byteOffset} outside the excerpt`);
-        // The byte at the offset is not the byte the cached entry had at the same place in its block.
+        // The byte at the offset is the first one that differs from what the cached entry had at
+        // the same place in its block (both excerpts start at the same place in the block).
         const oldBlockStart = old.indexOf(Buffer.from(b.before).subarray(0, Math.min(16, b.before.length)));
         assert.ok(oldBlockStart >= 0, `#${w.request.index}: before-excerpt not found in the matched body`);
+        assert.equal(firstDiff(Buffer.from(b.before), after), b.byteOffset - at, `#${w.request.index}: the excerpts do not first differ at the offset`);
+        checked++;
       }
+      assert.ok(checked > 0, 'the recording has at least one wire break to check');
     });
 
     it('recognizes summary requests (compaction, branch summary) as such', () => {
