@@ -130,11 +130,6 @@ export class BlockNode {
     }
   }
 
-  /** The chained hash through this node (32 bytes, a new Buffer on each access). */
-  get hash(): Uint8Array {
-    return Buffer.from(this.hashKey, 'latin1');
-  }
-
   /**
    * The chained hash as a 32-character binary string: equal for equal hashes, a compact map key.
    * Computes missing ancestors iteratively.

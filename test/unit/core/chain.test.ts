@@ -21,7 +21,7 @@ describe('prefix chains', () => {
     };
     const h1 = createHash('sha256').update(Buffer.alloc(32)).update(len(1)).update('a').digest();
     const h2 = createHash('sha256').update(h1).update(len(2)).update('bc').digest();
-    assert.equal(Buffer.from(tail.hash).toString('hex'), h2.toString('hex'));
+    assert.equal(tail.hashHex, h2.toString('hex'));
     assert.equal(tail.shortHash, h2.toString('hex').slice(0, 12));
     assert.equal(tail.bytesThrough, 3);
   });
