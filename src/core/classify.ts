@@ -5,6 +5,9 @@ import type { BlockNode } from './chain.js';
 import type { BreakPoint } from './diverge.js';
 import type { Block, LlmRequest } from './model.js';
 
+/** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
+const utf8 = new TextDecoder();
+
 /** Cause classes, in the field's terms. */
 export type CauseKind =
   | 'system-changed'
@@ -111,14 +114,13 @@ function changedRegion(bp: BreakPoint): { old: string; new: string; oldChanged: 
   let suffix = 0;
   const max = Math.min(o.length, n.length) - bp.offsetInBlock;
   while (suffix < max && o[o.length - 1 - suffix] === n[n.length - 1 - suffix]) suffix++;
-  const dec = new TextDecoder();
   const from = Math.max(0, bp.offsetInBlock - 16);
   const cap = (end: number) => Math.min(end, bp.offsetInBlock + 4096);
   return {
     oldChanged: o.length - suffix - bp.offsetInBlock,
     newChanged: n.length - suffix - bp.offsetInBlock,
-    old: dec.decode(o.subarray(from, cap(Math.max(o.length - suffix + 16, bp.offsetInBlock)))),
-    new: dec.decode(n.subarray(from, cap(Math.max(n.length - suffix + 16, bp.offsetInBlock)))),
+    old: utf8.decode(o.subarray(from, cap(Math.max(o.length - suffix + 16, bp.offsetInBlock)))),
+    new: utf8.decode(n.subarray(from, cap(Math.max(n.length - suffix + 16, bp.offsetInBlock)))),
   };
 }
 
@@ -135,7 +137,7 @@ function segmentBlocks(tail: BlockNode, segment: Block['segment']): Block[] {
 
 function parse(bytes: Uint8Array): unknown {
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(utf8.decode(bytes));
   } catch {
     return undefined;
   }
@@ -187,9 +189,9 @@ function systemDetail(bp: BreakPoint): string {
   if (bp.newBlock && bp.newBlock.segment !== 'system') return `block ${bp.blockIndex} removed`;
   const added = bp.oldBlock !== undefined && bp.oldBlock.segment !== 'system';
   const bytes = bp.newBlock?.bytes ?? new Uint8Array();
-  const text = new TextDecoder().decode(bytes.subarray(0, bp.offsetInBlock));
+  const text = utf8.decode(bytes.subarray(0, bp.offsetInBlock));
   const line = text.split('\\n').length;
-  const all = new TextDecoder().decode(bytes);
+  const all = utf8.decode(bytes);
   const startOfLine = text.lastIndexOf('\\n') + 2;
   let end = all.indexOf('\\n', startOfLine);
   if (end < 0) end = all.length;
@@ -211,7 +213,7 @@ function messageJson(tail: BlockNode, item: number): unknown {
     if (b.segment !== 'messages' || b.item < item) break;
     parts.unshift(b.bytes);
   }
-  const text = parts.map((p) => new TextDecoder().decode(p)).join(',');
+  const text = parts.map((p) => utf8.decode(p)).join(',');
   try {
     return JSON.parse(text);
   } catch {

@@ -5,6 +5,9 @@ import { commonDepth, type BlockNode } from './chain.js';
 import type { Block, BreakSegment } from './model.js';
 import { pathAtOffset } from './jsonspan.js';
 
+/** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
+const utf8 = new TextDecoder();
+
 /** Bytes of excerpt shown on each side of a break (before = cached entry, after = request). */
 export const EXCERPT_BYTES = 80;
 /** Of those, how many come before the first changed byte. */
@@ -102,5 +105,5 @@ export function excerpt(bytes: Uint8Array, off: number): string {
   let end = Math.min(bytes.length, start + EXCERPT_BYTES);
   while (start < end && (bytes[start] & 0xc0) === 0x80) start++;
   while (end > start && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
-  return new TextDecoder().decode(bytes.subarray(start, end));
+  return utf8.decode(bytes.subarray(start, end));
 }

@@ -47,12 +47,13 @@ function isNumberByte(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d || c === 0x2e;
 }
 
+/** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
+const utf8 = new TextDecoder();
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 class Scanner {
   pos = 0;
-  private readonly decoder = new TextDecoder();
   constructor(
     private readonly buf: Uint8Array,
     private readonly maxDepth: number,
@@ -127,7 +128,7 @@ class Scanner {
       if (this.buf[this.pos] !== QUOTE) this.fail('expected key');
       const keyStart = this.pos;
       this.skipString();
-      const key = keep ? (JSON.parse(this.decoder.decode(this.buf.subarray(keyStart, this.pos))) as string) : '';
+      const key = keep ? (JSON.parse(utf8.decode(this.buf.subarray(keyStart, this.pos))) as string) : '';
       this.ws();
       if (this.buf[this.pos] !== 0x3a) this.fail('expected colon');
       this.pos++;
@@ -194,7 +195,7 @@ export function pathAtOffset(buf: Uint8Array, offset: number): string {
       if (top?.obj && top.expectKey) {
         if (offset <= j) return render();
         try {
-          top.key = JSON.parse(new TextDecoder().decode(buf.subarray(i, j + 1))) as string;
+          top.key = JSON.parse(utf8.decode(buf.subarray(i, j + 1))) as string;
         } catch {
           top.key = '?';
         }

@@ -11,6 +11,9 @@
 import type { Block, CacheBreakpoint, Segment } from './model.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
 
+/** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
+const utf8 = new TextDecoder();
+
 /** The prefix-relevant content of one captured request body. */
 export interface WireRequest {
   model: string;
@@ -51,7 +54,7 @@ function detectApi(root: Span): WireApi {
  */
 export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { api: WireApi } {
   const root = scanSpans(body, 6);
-  const text = (s: Span) => new TextDecoder().decode(body.subarray(s.start, s.end));
+  const text = (s: Span) => utf8.decode(body.subarray(s.start, s.end));
   const json = (s: Span | undefined): unknown => (s ? JSON.parse(text(s)) : undefined);
   const resolvedApi = api ?? detectApi(root);
   const markers = collectMarkers(root, body);
@@ -130,7 +133,7 @@ function collectMarkers(root: Span, body: Uint8Array): Marker[] {
 
 function ttlOf(body: Uint8Array, v: Span): number {
   try {
-    const o = JSON.parse(new TextDecoder().decode(body.subarray(v.start, v.end))) as { ttl?: string };
+    const o = JSON.parse(utf8.decode(body.subarray(v.start, v.end))) as { ttl?: string };
     return o?.ttl === '1h' ? 3600 : 300;
   } catch {
     return 300;
