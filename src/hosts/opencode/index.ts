@@ -109,7 +109,7 @@ export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions 
     const bodyByFile = new Map(bodies.map((b) => [b.file, b] as const));
     for (const r of recons) {
       const mine = wireDiagnostics.filter((d) => {
-        const b = bodyByFile.get(d.file);
+        const b = bodyByFile.get(d.file.replace(/\.meta\.json$/, '.body.json'));
         return b !== undefined && (b.sessionId === r.session.id || (!b.sessionId && single));
       });
       r.session.diagnostics.push(...mine);

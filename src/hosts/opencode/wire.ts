@@ -57,13 +57,13 @@ export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[])
   for (const [i, name] of names.entries()) {
     const file = join(dir, name);
     const m = /^(\d+)-/.exec(name);
-    let meta: Record<string, unknown> | undefined;
+    let bytes: Uint8Array | undefined;
     try {
-      const v = JSON.parse(await readFile(file.replace(/\.body\.json$/, '.meta.json'), 'utf8')) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) meta = v as Record<string, unknown>;
-    } catch {
-      meta = undefined;
+      bytes = new Uint8Array(await readFile(file));
+    } catch (e) {
+      diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read request body: ${e instanceof Error ? e.message : String(e)}` });
     }
+    const meta = await readMeta(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
     const headers = (meta?.headers && typeof meta.headers === 'object' ? meta.headers : {}) as Record<string, unknown>;
     const body: OpenCodeBody = {
       file,
@@ -76,33 +76,51 @@ export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[])
       promptText: '',
       meta,
     };
-    try {
-      const bytes = new Uint8Array(await readFile(file));
-      const metaApi = typeof meta?.api === 'string' ? (meta.api as WireApi) : undefined;
-      const urlApi = typeof meta?.url === 'string' && /\/messages(\?|$)/.test(meta.url) ? 'anthropic-messages' : undefined;
-      body.wire = parseWireBody(bytes, metaApi ?? urlApi);
-      body.api = body.wire.api;
-      const dec = new TextDecoder();
-      const texts = (seg: string) => body.wire!.blocks.filter((b) => b.segment === seg).map((b) => textOf(JSON.parse(dec.decode(b.bytes)) as unknown));
-      body.systemText = texts('system').join('\n');
-      body.messages = new Set(body.wire.blocks.filter((b) => b.segment === 'messages').map((b) => b.item)).size;
-      const metaKind = meta?.kind;
-      const hasTools = body.wire.blocks.some((b) => b.segment === 'tools');
-      body.kind =
-        metaKind === 'agent' || metaKind === 'title' || metaKind === 'summary'
-          ? metaKind
-          : body.systemText.includes(TITLE_MARK)
-            ? 'title'
-            : !hasTools && body.systemText.includes(SUMMARY_MARK)
-              ? 'summary'
-              : 'agent';
-      if (body.kind === 'summary') body.promptText = messageTexts(bytes).join('\n');
-    } catch (e) {
-      diagnostics.push({ file, line: 1, severity: 'error', message: `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+    if (bytes) {
+      try {
+        const metaApi = typeof meta?.api === 'string' ? (meta.api as WireApi) : undefined;
+        const urlApi = typeof meta?.url === 'string' && /\/messages(\?|$)/.test(meta.url) ? 'anthropic-messages' : undefined;
+        body.wire = parseWireBody(bytes, metaApi ?? urlApi);
+        body.api = body.wire.api;
+        const dec = new TextDecoder();
+        const texts = (seg: string) => body.wire!.blocks.filter((b) => b.segment === seg).map((b) => textOf(JSON.parse(dec.decode(b.bytes)) as unknown));
+        body.systemText = texts('system').join('\n');
+        body.messages = new Set(body.wire.blocks.filter((b) => b.segment === 'messages').map((b) => b.item)).size;
+        const metaKind = meta?.kind;
+        const hasTools = body.wire.blocks.some((b) => b.segment === 'tools');
+        body.kind =
+          metaKind === 'agent' || metaKind === 'title' || metaKind === 'summary'
+            ? metaKind
+            : body.systemText.includes(TITLE_MARK)
+              ? 'title'
+              : !hasTools && body.systemText.includes(SUMMARY_MARK)
+                ? 'summary'
+                : 'agent';
+        if (body.kind === 'summary') body.promptText = messageTexts(bytes).join('\n');
+      } catch (e) {
+        diagnostics.push({ file, line: 1, severity: 'error', message: `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+      }
     }
     out.push(body);
   }
   return out;
+}
+
+/** The sibling `.meta.json` object; absent → undefined, not JSON → undefined with a warning. */
+async function readMeta(file: string, diagnostics: Diagnostic[]): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch (e) {
+    diagnostics.push({ file, line: 1, severity: 'warning', message: `meta file is not JSON; ignored: ${e instanceof Error ? e.message : String(e)}` });
+    return undefined;
+  }
 }
 
 /** Text of a JSON block: strings and `text`/`content` members, in order. */

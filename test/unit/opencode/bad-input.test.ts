@@ -4,7 +4,7 @@
  * file. Each gives a Diagnostic with the file and the row; the rest is still analyzed; nothing throws.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Session } from '../../../src/core/model.js';
 import { readOpenCode } from '../../../src/hosts/opencode/index.js';
@@ -33,6 +33,20 @@ describe('OpenCode reader: bad input', () => {
     const d = b.diagnostics.find((x) => x.severity === 'error')!;
     assert.equal(d.file, 'test/fixtures/pi/main/requests');
     assert.match(d.message, /^none of the 16 captured bodies in test\/fixtures\/pi\/main\/requests belongs to a session here/);
+  });
+
+  it('a capture meta that is not JSON: a warning at that meta file, line 1, in the session it belongs to', async () => {
+    const requests = join(dir, 'requests');
+    cpSync('test/fixtures/opencode/requests', requests, { recursive: true });
+    const metaOf = (n: string) => JSON.parse(readFileSync(join(requests, n), 'utf8')) as { headers?: Record<string, string> };
+    const name = readdirSync(requests).find((n) => n.endsWith('-agent.meta.json') && metaOf(n).headers?.['x-session-id'] === S.basic)!;
+    writeFileSync(join(requests, name), '{"kind": "ag');
+    const [s] = await readOpenCode(DB, { requestsDir: requests, session: S.basic });
+    assert.deepEqual(
+      s.diagnostics.filter((d) => d.file.endsWith('.meta.json')).map((d) => [d.file, d.line, d.severity]),
+      [[join(requests, name), 1, 'warning']],
+    );
+    assert.match(s.diagnostics.find((d) => d.file.endsWith('.meta.json'))!.message, /^meta file is not JSON; ignored/);
   });
 
   it('a part whose JSON does not parse: error at its row, the part skipped, every request still there', async () => {
