@@ -175,7 +175,8 @@ export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single:
       });
     }
   }
-  const used = new Set(pos.values());
+  // Nothing matched and no title body: the reconstruction stays as it is.
+  if (!pos.size && !mine.some((b) => b.kind === 'title')) return session;
   const out: LlmRequest[] = [];
   // Stored requests without a body keep their reconstruction, after the previous matched body.
   const orphansAfter = new Map<number, LlmRequest[]>();
@@ -214,7 +215,6 @@ export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single:
     }
     out.push(...(orphansAfter.get(bi) ?? []));
   });
-  if (!used.size && !mine.some((b) => b.kind === 'title')) return session;
   out.forEach((r, i) => (r.index = i + 1));
   session.requests = out;
   if (events.length) session.events = mergeEvents(session.events, events);
