@@ -11,8 +11,9 @@
  *    default tree.
  * The environment is a parameter (no `process.env` reads) so tests can pass their own.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readLines } from '../lines.js';
 import { HeaderSchema } from './schema.js';
 
 /** One session file found on disk. */
@@ -94,21 +95,15 @@ async function list(dir: string): Promise<string[]> {
   }
 }
 
-/** The header of a session file (first line, read up to 64 KiB), or undefined. */
+/** The header of a session file (its first line, when at most 64 KiB), or undefined. */
 async function readHeader(file: string): Promise<{ id: string; cwd?: string } | undefined> {
-  let fh;
   try {
-    fh = await open(file, 'r');
-    const buf = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const text = buf.toString('utf8', 0, bytesRead);
-    const nl = text.indexOf('\n');
-    const first = (nl >= 0 ? text.slice(0, nl) : text).replace(/\r$/, '').replace(/^\uFEFF/, '');
-    const h = HeaderSchema.safeParse(JSON.parse(first));
-    return h.success ? { id: h.data.id, cwd: h.data.cwd } : undefined;
+    for await (const l of readLines(file, { maxLineBytes: 64 * 1024 })) {
+      const h = HeaderSchema.safeParse(JSON.parse(l.text));
+      return h.success ? { id: h.data.id, cwd: h.data.cwd } : undefined;
+    }
   } catch {
-    return undefined;
-  } finally {
-    await fh?.close();
+    // unreadable file or a first line that is not JSON
   }
+  return undefined;
 }
