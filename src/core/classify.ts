@@ -204,15 +204,22 @@ function systemDetail(bp: BreakPoint): string {
   return `block ${bp.blockIndex}${added ? ' added' : ''}, line ${line}: ${lineText.slice(0, 120)}`;
 }
 
-/** The whole JSON of message `item` as a request chain holds it (blocks joined back). */
+/**
+ * The whole JSON of message `item` as a request chain holds it (blocks joined back). Its last
+ * block is found by binary search over depth (head blocks come first, then messages in item
+ * order), so a break early in a long history does not walk the whole history per message.
+ */
 function messageJson(tail: BlockNode, item: number): unknown {
-  const parts: Uint8Array[] = [];
-  for (let n: BlockNode | null = tail; n; n = n.prev) {
-    const b = n.block;
-    if (b.segment === 'messages' && b.item > item) continue;
-    if (b.segment !== 'messages' || b.item < item) break;
-    parts.unshift(b.bytes);
+  let lo = 0;
+  let hi = tail.depth;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    const b = tail.at(mid)!.block;
+    if (b.segment !== 'messages' || b.item <= item) lo = mid;
+    else hi = mid - 1;
   }
+  const parts: Uint8Array[] = [];
+  for (let n = tail.at(lo); n && n.block.segment === 'messages' && n.block.item === item; n = n.prev) parts.unshift(n.block.bytes);
   const text = parts.map((p) => utf8.decode(p)).join(',');
   try {
     return JSON.parse(text);
