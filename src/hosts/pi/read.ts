@@ -13,6 +13,7 @@
  * dangling `parentId` each give a Diagnostic with file and line, and the rest is read. Unknown entry
  * types stay in the tree (so their children keep their path) and are counted in `ignored`.
  */
+import type { z } from 'zod';
 import { readJsonLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
@@ -222,16 +223,13 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
     bump(ignored, type);
     return rec;
   }
-  const parsed = schema.safeParse(raw.obj);
-  if (!parsed.success) {
-    diagnostics.push({
-      file,
-      line: raw.line,
-      severity: 'warning',
-      message: `${type} entry does not match the Pi 0.73 schema (${describeIssues(parsed.error)}); kept as a tree node only`,
-    });
+  // An entry that does not fit stays in the tree (its children keep their path) without content.
+  const mismatch = (what: string, error: z.ZodError): PiEntryRec => {
+    diagnostics.push({ file, line: raw.line, severity: 'warning', message: `${what} does not match the Pi 0.73 schema (${describeIssues(error)}); kept as a tree node only` });
     return rec;
-  }
+  };
+  const parsed = schema.safeParse(raw.obj);
+  if (!parsed.success) return mismatch(`${type} entry`, parsed.error);
   if (type === 'message') {
     const msg = (raw.obj as { message: Record<string, unknown> }).message;
     const role = String(msg.role);
@@ -240,15 +238,7 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
       return rec;
     }
     const m = AgentMessageSchema.safeParse(msg);
-    if (!m.success) {
-      diagnostics.push({
-        file,
-        line: raw.line,
-        severity: 'warning',
-        message: `${role} message does not match the Pi 0.73 schema (${describeIssues(m.error)}); kept as a tree node only`,
-      });
-      return rec;
-    }
+    if (!m.success) return mismatch(`${role} message`, m.error);
     rec.entry = { type: 'message', message: m.data };
     return rec;
   }
