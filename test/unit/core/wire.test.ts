@@ -47,4 +47,12 @@ describe('wire bodies', () => {
     const moved = first.replace(',"cache_control":{"type":"ephemeral"}}]}]', '}]}]');
     assert.equal(diverge(chainOf(parseWireBody(enc(first)).blocks), chainOf(parseWireBody(enc(moved)).blocks)), null);
   });
+
+  it('detects the API from the body keys when the caller does not name it', () => {
+    const api = (o: unknown) => parseWireBody(enc(JSON.stringify(o))).api;
+    assert.equal(api({ model: 'gpt-5', input: [] }), 'openai-responses');
+    assert.equal(api({ model: 'claude', system: 'sys', messages: [] }), 'anthropic-messages');
+    assert.equal(api({ model: 'claude', tools: [{ name: 'read', input_schema: {} }], messages: [] }), 'anthropic-messages');
+    assert.equal(api({ model: 'gpt-4o', tools: [{ type: 'function', function: { name: 'read' } }], messages: [{ role: 'system', content: 's' }] }), 'openai-completions');
+  });
 });
