@@ -27,6 +27,8 @@ export interface CapturedBody {
   file: string;
   bytes: Uint8Array;
   meta: z.infer<typeof MetaSchema> | null;
+  /** Why a `.meta.json` that exists could not be used (the body is still read, without it). */
+  metaError?: string;
 }
 
 /**
@@ -39,13 +41,17 @@ export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
     names.map(async (n) => {
       const file = join(dir, n);
       const bytes = new Uint8Array(await readFile(file));
-      let meta: CapturedBody['meta'] = null;
+      let text: string;
       try {
-        meta = MetaSchema.parse(JSON.parse(await readFile(file.replace(/\.body\.json$/, '.meta.json'), 'utf8')));
+        text = await readFile(file.replace(/\.body\.json$/, '.meta.json'), 'utf8');
       } catch {
-        meta = null;
+        return { file, bytes, meta: null }; // no meta: times and usage unknown
       }
-      return { file, bytes, meta };
+      try {
+        return { file, bytes, meta: MetaSchema.parse(JSON.parse(text)) };
+      } catch (e) {
+        return { file, bytes, meta: null, metaError: e instanceof z.ZodError ? 'unexpected shape' : (e as Error).message };
+      }
     }),
   );
 }
@@ -128,6 +134,10 @@ export async function readCaptureSession(dir: string): Promise<Session> {
   const diagnostics: Diagnostic[] = [];
   const requests: LlmRequest[] = [];
   for (const body of bodies) {
+    if (body.metaError) {
+      const file = body.file.replace(/\.body\.json$/, '.meta.json');
+      diagnostics.push({ file, line: 1, message: `meta ignored (time and usage unknown): ${body.metaError}`, severity: 'warning' });
+    }
     try {
       const w = parseWireBody(body.bytes);
       const hasTools = w.blocks.some((b) => b.segment === 'tools');

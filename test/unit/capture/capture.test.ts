@@ -44,4 +44,25 @@ describe('capture folder reader', () => {
     assert.equal(s.diagnostics[0].file, join(dir, '002-b.body.json'));
     assert.match(s.diagnostics[0].message, /^not a request body: /);
   });
+
+  it('a meta file that is not JSON is a warning naming it; its body is still read, without time and usage', async () => {
+    const { mkdtempSync, writeFileSync, copyFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-capture-'));
+    try {
+      copyFileSync('test/fixtures/pi/main/requests/001-openai-completions.body.json', join(dir, '001-a.body.json'));
+      writeFileSync(join(dir, '001-a.meta.json'), '{"receivedAt":');
+      const s = await readCaptureSession(dir);
+      assert.equal(s.requests.length, 1);
+      assert.deepEqual([s.requests[0].timeMs, s.requests[0].usage], [null, null]);
+      assert.deepEqual(
+        s.diagnostics.map((d) => [d.file, d.line, d.severity]),
+        [[join(dir, '001-a.meta.json'), 1, 'warning']],
+      );
+      assert.match(s.diagnostics[0].message, /^meta ignored \(time and usage unknown\): /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
