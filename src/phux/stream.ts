@@ -254,6 +254,8 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
         deltasInRow = 0;
       }
 
+      /** Panes the message carries: checkpoint `panes`, delta `upsert`. */
+      const carried = body ? (body.kind === 'checkpoint' ? body.panes.length : (body.upsert?.length ?? 0)) : 0;
       let next = state;
       if (body) {
         next = applyContextBody(state, body);
@@ -277,7 +279,6 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
             }
           }
         }
-        const carried = body.kind === 'checkpoint' ? body.panes.length : (body.upsert?.length ?? 0);
         if (next.panes.length > limits.maxPanes && carried <= limits.maxPanes) {
           add('too-many-panes', `after delta seq ${seq} the fleet holds ${next.panes.length} panes > ${limits.maxPanes}`);
         }
@@ -290,7 +291,7 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
         kind,
         line: ev.line,
         bytes: parsed.bytes,
-        panes: body ? (body.kind === 'checkpoint' ? body.panes.length : (body.upsert?.length ?? 0)) : 0,
+        panes: carried,
         removed: body?.kind === 'delta' ? (body.removed?.length ?? 0) : 0,
         omitted: next.omitted,
         ...(body?.kind === 'delta' ? { baseSeq: body.base_seq } : {}),
