@@ -178,7 +178,8 @@ function toolsCause(entry: BlockNode, request: BlockNode): Cause {
     const keyOrder = changed.filter((t) => sameIgnoringKeyOrder(parse(t.bytes), parse(oldTools[t.item]?.bytes ?? new Uint8Array())));
     const schema = changed.filter((t) => !keyOrder.includes(t));
     if (keyOrder.length) parts.push(`key order only in ${keyOrder.map(toolName).join(', ')}`);
-    if (schema.length || !keyOrder.length) parts.push(`schema bytes of ${schema.map(toolName).join(', ')}`);
+    if (schema.length) parts.push(`schema bytes of ${schema.map(toolName).join(', ')}`);
+    if (!changed.length) parts.push('tool definitions changed (no single tool differs)');
   }
   return { kind: 'tools-changed', detail: parts.join('; '), certainty: 'certain' };
 }

@@ -310,7 +310,7 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
   return { messages, violations, restarts, cost: streamCost(messages, forcedFlags, repeats, repeatedBytes, options.turnLines) };
 }
 
-/** True when two states describe the same fleet (pane order and key order ignored). */
+/** True when two states describe the same fleet (key order ignored; panes compared in order, which replay keeps sorted). */
 export function sameFleetState(a: FleetContextState, b: FleetContextState): boolean {
   return isDeepStrictEqual(a, b);
 }
