@@ -5,11 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeSession } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { openSessions } from '../hosts/open.js';
+import { openRef, releaseReaders, resolveArg } from '../hosts/registry.js';
 import { sessionReport, type Report, type RequestReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { fleetCommand } from './fleet.js';
@@ -50,13 +52,27 @@ export async function buildReport(paths: string[], requestsDir: string | undefin
   const inputs: Example[] = paths.length ? unique.map((p) => ({ path: p, requests: requestsDir })) : await examples(root);
   const errors: string[] = [];
   const sessions: Session[] = [];
+  const seen = new Set<string>();
   for (const input of inputs) {
     try {
-      sessions.push(...(await openSessions(input.path, { requestsDir: input.requests, env: process.env })));
+      // Wire mode matches a folder of bodies against the sessions of the whole input at once.
+      if (input.requests) {
+        sessions.push(...(await openSessions(input.path, { requestsDir: input.requests, env: process.env })));
+        continue;
+      }
+      const refs = await resolveArg(input.path, { env: process.env, home: homedir() });
+      // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
+      if (!refs.length) sessions.push(...(await openSessions(input.path, { env: process.env })));
+      for (const ref of refs) {
+        if (seen.has(ref.key)) continue;
+        seen.add(ref.key);
+        sessions.push(...(await openRef(ref)));
+      }
     } catch (e) {
       errors.push((e as Error).message);
     }
   }
+  releaseReaders();
   const report: Report = { version: 1, sessions: sessions.map((s) => attachPhux(sessionReport(analyzeSession(s)), s)) };
   return { report, errors };
 }

@@ -685,7 +685,7 @@ export function turnLines(s: StoredSession): number[] {
 // ------------------------------------------------------------------------------------------ apis
 
 /** Wire APIs of OpenCode's bundled providers by provider id (models.dev ids; `npm` of each). */
-const KNOWN_APIS: Record<string, OpenCodeApi> = {
+export const KNOWN_APIS: Record<string, OpenCodeApi> = {
   anthropic: 'anthropic-messages',
   'google-vertex-anthropic': 'anthropic-messages',
   openai: 'openai-responses',

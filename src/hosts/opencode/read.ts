@@ -93,13 +93,31 @@ export interface StoreOptions {
  */
 export async function readSqliteStore(file: string, opts: StoreOptions = {}): Promise<StoreRead> {
   const diagnostics: Diagnostic[] = [];
+  const db = await openSqlite(file, diagnostics);
+  if (!db) return { sessions: [], diagnostics };
+  try {
+    return readTables(db, file, opts, diagnostics);
+  } catch (e) {
+    diagnostics.push({ file, line: 0, severity: 'error', message: `cannot read the database (locked, half-written or corrupt?): ${errText(e)}` });
+    return { sessions: [], diagnostics };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Opens an OpenCode SQLite database read-only: the file and its WAL are read into memory (the WAL
+ * applied there) and handed to sql.js; neither file is written. The caller closes the database.
+ * @returns null when it cannot be opened; the reasons are pushed to `diagnostics`
+ */
+export async function openSqlite(file: string, diagnostics: Diagnostic[]): Promise<Database | null> {
   const diag = (message: string, severity: Diagnostic['severity'] = 'error') => diagnostics.push({ file, line: 0, message, severity });
   let main: Uint8Array;
   try {
     main = new Uint8Array(readFileSync(file));
   } catch (e) {
     diag(`cannot read the database: ${errText(e)}`);
-    return { sessions: [], diagnostics };
+    return null;
   }
   // `main` is this reader's own copy of the file: marking it in place below never touches the file.
   let image = main;
@@ -119,32 +137,23 @@ export async function readSqliteStore(file: string, opts: StoreOptions = {}): Pr
   }
   if (image.length === 0) {
     diag('the database is empty (no pages; OpenCode may not have written it yet)', 'warning');
-    return { sessions: [], diagnostics };
+    return null;
   }
   if (image.length < 100 || new TextDecoder().decode(image.subarray(0, 15)) !== 'SQLite format 3') {
     diag('not an SQLite database (bad header; a half-written or foreign file)');
-    return { sessions: [], diagnostics };
+    return null;
   }
   markRollbackJournal(image);
-  let db: Database;
   try {
-    db = new (await sql()).Database(image);
+    return new (await sql()).Database(image);
   } catch (e) {
     diag(`cannot open the database: ${errText(e)}`);
-    return { sessions: [], diagnostics };
-  }
-  try {
-    return readTables(db, file, opts, diagnostics);
-  } catch (e) {
-    diag(`cannot read the database (locked, half-written or corrupt?): ${errText(e)}`);
-    return { sessions: [], diagnostics };
-  } finally {
-    db.close();
+    return null;
   }
 }
 
 type Row = Record<string, unknown>;
-function rows(db: Database, query: string, params: Array<string | number> = []): Row[] {
+export function rows(db: Database, query: string, params: Array<string | number> = []): Row[] {
   const stmt = db.prepare(query);
   try {
     stmt.bind(params);
@@ -156,7 +165,8 @@ function rows(db: Database, query: string, params: Array<string | number> = []):
   }
 }
 
-function readTables(db: Database, file: string, opts: StoreOptions, diagnostics: Diagnostic[]): StoreRead {
+/** Reads the sessions of an open database (all, or `opts.sessionId`'s). Throws on SQL errors. */
+export function readTables(db: Database, file: string, opts: StoreOptions, diagnostics: Diagnostic[]): StoreRead {
   const tables = new Set(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => String(r.name)));
   const missing = ['session', 'message', 'part'].filter((t) => !tables.has(t));
   for (const t of missing) {

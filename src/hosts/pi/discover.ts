@@ -1,0 +1,153 @@
+/**
+ * Pi discovery: session files → SessionRefs from file metadata and a peek at the file's head and
+ * tail (never a full read). Thousands of files are listed in well under a second: one `stat`, one
+ * ≤ 16 KiB read of the head and one ≤ 16 KiB read of the tail per file.
+ *
+ * What a peek can tell (reference/pi.md §1): the header line (`{"type":"session","id","cwd",…}`),
+ * the first user prompt (normally within the first few entries), and a session name
+ * (`session_info` entry) when one lies in the head or tail window. A name set in the middle of a
+ * long session is only known after analysis.
+ */
+import { open, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import type { SessionRef } from '../registry.js';
+import { decodeCwdDir } from './locate.js';
+import { HeaderSchema } from './schema.js';
+
+/** Bytes read at each end of a file for discovery. */
+const PEEK_BYTES = 16 * 1024;
+/** Characters of the first prompt kept for display. */
+const PROMPT_CHARS = 200;
+
+/** What a peek at a Pi file found. `header` is null when line 1 is not a Pi session header. */
+export interface PiPeek {
+  header: { id: string; cwd?: string } | null;
+  /** True when line 1 is JSON (whatever it holds); false for a garbage or empty first line. */
+  firstLineIsJson: boolean;
+  title: string | null;
+  firstPrompt: string | null;
+}
+
+/** Reads up to `len` bytes at `pos`. */
+async function readAt(file: string, pos: number, len: number): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.alloc(len);
+    const { bytesRead } = await fh.read(buf, 0, len, pos);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Complete lines of a window (the partial first line of a tail window and the partial last one dropped). */
+function windowLines(buf: Buffer, fromStart: boolean, toEnd: boolean): string[] {
+  let text = buf.toString('utf8');
+  if (fromStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split('\n');
+  if (!fromStart) lines.shift();
+  if (!toEnd || !text.endsWith('\n')) lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+function parse(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function promptOf(entry: Record<string, unknown>): string | null {
+  const m = entry.message as { role?: unknown; content?: unknown } | undefined;
+  if (entry.type !== 'message' || !m || m.role !== 'user') return null;
+  const text = typeof m.content === 'string'
+    ? m.content
+    : Array.isArray(m.content)
+      ? m.content.map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '')).join(' ')
+      : '';
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t ? t.slice(0, PROMPT_CHARS) : null;
+}
+
+/**
+ * Peeks at a Pi session file's head and tail.
+ * @throws when the file cannot be opened or read
+ */
+export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
+  const head = await readAt(file, 0, Math.min(size, PEEK_BYTES));
+  const headLines = windowLines(head, true, size <= PEEK_BYTES);
+  // A header line longer than the window: read it alone, up to 64 KiB.
+  let first = headLines[0];
+  if (first === undefined && size > 0) {
+    const wide = await readAt(file, 0, Math.min(size, 64 * 1024));
+    const nl = wide.indexOf(0x0a);
+    first = wide.subarray(0, nl < 0 ? wide.length : nl).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
+  }
+  const h = first === undefined ? undefined : parse(first);
+  const parsed = h ? HeaderSchema.safeParse(h) : undefined;
+  let title: string | null = null;
+  let firstPrompt: string | null = null;
+  const scan = (lines: string[]) => {
+    for (const l of lines) {
+      if (!firstPrompt && l.includes('"user"')) {
+        const e = parse(l);
+        if (e) firstPrompt = promptOf(e);
+      }
+      if (l.includes('"session_info"')) {
+        const e = parse(l);
+        if (e?.type === 'session_info') title = typeof e.name === 'string' && e.name.trim() ? e.name.trim() : null;
+      }
+    }
+  };
+  scan(headLines.slice(1));
+  if (size > PEEK_BYTES) {
+    const pos = Math.max(PEEK_BYTES, size - PEEK_BYTES);
+    scan(windowLines(await readAt(file, pos, size - pos), false, true));
+  }
+  return {
+    header: parsed?.success ? { id: parsed.data.id, cwd: parsed.data.cwd } : null,
+    firstLineIsJson: h !== undefined,
+    title,
+    firstPrompt,
+  };
+}
+
+/**
+ * The SessionRef of a Pi file, or null when the file is not one (`explicit` = the user named the
+ * file itself: then anything ending in `.jsonl` is read, and its problems become diagnostics).
+ * When walking a folder, a `.jsonl` whose first line is JSON but not a Pi header belongs to another
+ * tool (e.g. Claude Code transcripts) and is not claimed; one whose first line is not JSON at all is
+ * claimed, so a damaged session is reported rather than hidden.
+ * @param cwdFromDir working directory decoded from the `--<cwd>--` folder, when the header has none
+ */
+export async function piRef(file: string, explicit: boolean): Promise<SessionRef | null> {
+  let st;
+  try {
+    st = await stat(file);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  let peek: PiPeek;
+  try {
+    peek = await peekPiFile(file, st.size);
+  } catch {
+    if (!explicit) return null;
+    peek = { header: null, firstLineIsJson: false, title: null, firstPrompt: null };
+  }
+  if (!explicit && !peek.header && peek.firstLineIsJson) return null;
+  return {
+    host: 'pi',
+    key: file,
+    path: file,
+    id: peek.header?.id ?? basename(file, '.jsonl'),
+    title: peek.title,
+    firstPrompt: peek.firstPrompt,
+    project: peek.header?.cwd ?? decodeCwdDir(basename(dirname(file))) ?? null,
+    mtimeMs: st.mtimeMs,
+    size: st.size,
+    parentId: null,
+  };
+}

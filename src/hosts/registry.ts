@@ -1,0 +1,332 @@
+/**
+ * The host registry: the one list of host readers the CLI, the extension and the result cache go
+ * through. A new host is added here (one `HostEntry`), nowhere else.
+ *
+ * Two steps, kept apart so a user's whole history can be listed in well under a second:
+ *  - discover: SessionRefs from file metadata and cheap header reads only (never an analysis);
+ *  - open: one ref → its normalized Session(s), read in full.
+ *
+ * A path given by the user may be a session file, a host's own folder (Pi's agent dir or its
+ * `sessions/`, an OpenCode data dir or `storage/`, a capture folder), or any folder with sessions
+ * somewhere below it: `findSessions` walks it and asks every host what it recognizes.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Session } from '../core/model.js';
+import { readCaptureSession } from './capture/index.js';
+import { locateOpenCode } from './opencode/locate.js';
+import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, releaseOpenCodeStores } from './opencode/discover.js';
+import { piRef } from './pi/discover.js';
+import { piAgentDir } from './pi/locate.js';
+import { readPiSession } from './pi/index.js';
+
+/** Ids of the hosts this version reads. */
+export type HostId = 'pi' | 'opencode' | 'capture';
+
+/**
+ * One session as discovery found it, before any analysis.
+ * `key` is stable across runs: the file path for file-per-session hosts, `opencode:<sessionID>`
+ * for sessions inside a database. `path` is the file (or folder) whose size and mtime identify the
+ * data; for sessions sharing a database, `stamp` tells them apart.
+ */
+export interface SessionRef {
+  host: HostId;
+  key: string;
+  /** Session file, database file, legacy storage folder or capture folder. */
+  path: string;
+  /** Host session id (Pi header id, OpenCode session id; the file/folder name when unknown). */
+  id: string;
+  /** Session name when the host stores one (Pi `session_info` found in the head/tail window, OpenCode title). */
+  title: string | null;
+  /** Start of the first user prompt (≤ 200 characters), when a head read finds it (Pi). */
+  firstPrompt: string | null;
+  /** Working directory of the session, when known. */
+  project: string | null;
+  /** Last modification, ms since epoch: the file's mtime, or the session row's update time (OpenCode). */
+  mtimeMs: number;
+  /** Bytes of `path` (OpenCode: database + WAL, shared by its sessions). */
+  size: number;
+  /** Parent session id (OpenCode child sessions), else null. */
+  parentId: string | null;
+  /**
+   * Content identity within a shared `path` (OpenCode: row counts and latest update times of the
+   * session's messages and parts). Absent for file-per-session hosts.
+   */
+  stamp?: string;
+}
+
+/**
+ * Where to look. `env` and `home` locate each host's default folders (Pi: `PI_CODING_AGENT_DIR`,
+ * `PI_CODING_AGENT_SESSION_DIR`; OpenCode: `XDG_DATA_HOME`, `OPENCODE_DB`). `paths[host]`, when
+ * set, replaces that host's default locations (e.g. the extension's per-host path settings); each
+ * path is walked like a CLI argument.
+ */
+export interface DiscoverOptions {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  paths?: Partial<Record<HostId, string[]>>;
+}
+
+/** Options of `open`. `requestsDir`: captured request bodies of that session (wire evidence). */
+export interface OpenRefOptions {
+  requestsDir?: string;
+}
+
+/** One host reader, as the registry lists it. */
+export interface HostEntry {
+  id: HostId;
+  /** Display name. */
+  label: string;
+  /** Sessions in the host's default locations (or `opts.paths[id]`), from metadata and header reads only. */
+  discover(opts: DiscoverOptions): Promise<SessionRef[]>;
+  /**
+   * Sessions this host recognizes at a path, or null when the path is not this host's. `explicit`:
+   * the user named this very path (then e.g. any `.jsonl` is read as Pi); false while walking below it.
+   */
+  refsAt(path: string, isDir: boolean, explicit: boolean): Promise<SessionRef[] | null>;
+  /** Reads one ref in full into normalized Session(s). Never throws for bad content (diagnostics). */
+  open(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]>;
+  /** Folders to watch for new or changed sessions (they may not exist yet). */
+  watchRoots(opts: DiscoverOptions): string[];
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Parallel file peeks during discovery (each is a stat and two ≤ 16 KiB reads). */
+const PEEK_CONCURRENCY = 32;
+
+async function names(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch {
+    return [];
+  }
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const notNull = <T>(x: T | null): x is T => x !== null;
+
+/** Pi's folders for an environment: the per-cwd tree and the flat `PI_CODING_AGENT_SESSION_DIR`. */
+function piRoots(opts: DiscoverOptions): string[] {
+  const roots = [join(piAgentDir(opts.env, opts.home), 'sessions')];
+  if (opts.env.PI_CODING_AGENT_SESSION_DIR) roots.push(opts.env.PI_CODING_AGENT_SESSION_DIR);
+  return roots;
+}
+
+const pi: HostEntry = {
+  id: 'pi',
+  label: 'Pi',
+  async discover(opts) {
+    if (opts.paths?.pi) return walkAll(opts.paths.pi, [pi]);
+    // reference/pi.md §1: <agentDir>/sessions/--<cwd>--/*.jsonl, and the flat override folder.
+    const [tree, flat] = piRoots(opts);
+    const files: string[] = [];
+    if (flat) for (const n of await names(flat)) if (n.endsWith('.jsonl')) files.push(join(flat, n));
+    for (const d of await names(tree)) for (const n of await names(join(tree, d))) if (n.endsWith('.jsonl')) files.push(join(tree, d, n));
+    const refs = (await mapLimit([...new Set(files)], PEEK_CONCURRENCY, (f) => piRef(f, true))).filter(notNull);
+    return newestFirst(refs);
+  },
+  async refsAt(path, dir, explicit) {
+    if (dir || !path.endsWith('.jsonl')) return null;
+    const ref = await piRef(path, explicit);
+    return ref ? [ref] : null;
+  },
+  async open(ref, opts = {}) {
+    return [await readPiSession(ref.path, { requestsDir: opts.requestsDir })];
+  },
+  watchRoots: piRoots,
+};
+
+const opencode: HostEntry = {
+  id: 'opencode',
+  label: 'OpenCode',
+  async discover(opts) {
+    if (opts.paths?.opencode) return walkAll(opts.paths.opencode, [opencode]);
+    const loc = locateOpenCode({ HOME: opts.home, ...opts.env });
+    const refs: SessionRef[] = [];
+    for (const db of [loc.db, ...loc.channelDbs]) if (db) refs.push(...(await listSqliteSessions(db)));
+    if (loc.storage) {
+      const known = new Set(refs.map((r) => r.id));
+      refs.push(...(await listJsonSessions(loc.storage)).filter((r) => !known.has(r.id)));
+    }
+    return newestFirst(refs);
+  },
+  async refsAt(path, dir, explicit) {
+    if (dir) {
+      const ns = await names(path);
+      const dataDir = ns.includes('opencode.db') || ns.some((n) => /^opencode-.+\.db$/.test(n)) || (ns.includes('storage') && (await isDir(join(path, 'storage', 'session'))));
+      const storage = !dataDir && ns.includes('session') && ns.includes('message') && (await isDir(join(path, 'session')));
+      return dataDir || storage ? openCodeRefsAt(path) : null;
+    }
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    if (explicit ? !/\.(db|sqlite)$/.test(name) : !/^opencode(-.+)?\.db$/.test(name)) return null;
+    return openCodeRefsAt(path);
+  },
+  open: (ref) => openOpenCodeRef(ref),
+  watchRoots(opts) {
+    if (opts.paths?.opencode) return opts.paths.opencode;
+    return [locateOpenCode({ HOME: opts.home, ...opts.env }).dataDir];
+  },
+};
+
+const capture: HostEntry = {
+  id: 'capture',
+  label: 'Captured requests',
+  async discover(opts) {
+    return opts.paths?.capture ? walkAll(opts.paths.capture, [capture]) : [];
+  },
+  async refsAt(path, dir, explicit) {
+    // Only a folder the user names: the recorder keeps a session's bodies beside its transcript,
+    // and a walk must not report them a second time as a session of their own.
+    if (!dir || !explicit) return null;
+    const ns = await names(path);
+    const bodies = ns.filter((n) => n.endsWith('.body.json'));
+    if (!bodies.length) return null;
+    const st = await stat(path);
+    let size = 0;
+    for (const n of bodies) size += (await stat(join(path, n)).catch(() => ({ size: 0 }))).size;
+    return [{ host: 'capture', key: path, path, id: path.slice(path.lastIndexOf('/') + 1), title: null, firstPrompt: null, project: null, mtimeMs: st.mtimeMs, size, parentId: null, stamp: `${bodies.length}:${bodies[bodies.length - 1]}` }];
+  },
+  async open(ref) {
+    return [await readCaptureSession(ref.path)];
+  },
+  watchRoots: (opts) => opts.paths?.capture ?? [],
+};
+
+/** Every host this version reads, in display order. */
+export const HOSTS: readonly HostEntry[] = [pi, opencode, capture];
+
+/** The registry entry of a host id. @throws Error for an id no host has */
+export function hostOf(id: string): HostEntry {
+  const h = HOSTS.find((x) => x.id === id);
+  if (!h) throw new Error(`unknown host "${id}"`);
+  return h;
+}
+
+function newestFirst(refs: SessionRef[]): SessionRef[] {
+  return refs.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/**
+ * Every session of every host in its default locations (or `opts.paths`), newest first.
+ * Metadata and header reads only. Missing folders yield nothing; never throws for unreadable entries.
+ */
+export async function discoverSessions(opts: DiscoverOptions): Promise<SessionRef[]> {
+  const all = await Promise.all(HOSTS.map((h) => h.discover(opts)));
+  const seen = new Set<string>();
+  return newestFirst(all.flat().filter((r) => !seen.has(r.key) && seen.add(r.key)));
+}
+
+/** Folders a walk never enters (dependency trees and VCS data hold no sessions). */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
+/** How deep a walk goes below the path it was given. */
+const MAX_DEPTH = 12;
+
+async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<SessionRef[]> {
+  const out: SessionRef[] = [];
+  for (const p of paths) out.push(...(await findSessions(p, hosts)));
+  return out;
+}
+
+/**
+ * The sessions at or below a path, in path order (a database's sessions in creation order).
+ * The path itself may be anything a host recognizes (`explicit`: a named `.jsonl` is always read as
+ * Pi, a named `.db` as OpenCode); below it, each file and folder is offered to every host, and
+ * folders no host claims are entered (symbolic links are not followed, so a walk cannot loop).
+ * @returns [] when nothing is recognized (the caller says why)
+ * @throws Error "<path>: no such file or directory" when the path does not exist
+ */
+export async function findSessions(path: string, hosts: readonly HostEntry[] = HOSTS): Promise<SessionRef[]> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch {
+    throw new Error(`${path}: no such file or directory`);
+  }
+  for (const h of hosts) {
+    const refs = await h.refsAt(path, st.isDirectory(), true);
+    if (refs) return refs;
+  }
+  if (!st.isDirectory()) return [];
+  const out: SessionRef[] = [];
+  await walk(path, 0, hosts, out);
+  return out;
+}
+
+async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out: SessionRef[]): Promise<void> {
+  let entries;
+  try {
+    entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch {
+    return;
+  }
+  const files = entries.filter((e) => e.isFile()).map((e) => join(dir, e.name));
+  const found = await mapLimit(files, PEEK_CONCURRENCY, async (f) => {
+    for (const h of hosts) {
+      const refs = await h.refsAt(f, false, false);
+      if (refs) return refs;
+    }
+    return [];
+  });
+  for (const refs of found) out.push(...refs);
+  if (depth >= MAX_DEPTH) return;
+  for (const e of entries) {
+    if (!e.isDirectory() || SKIP_DIRS.has(e.name)) continue;
+    const sub = join(dir, e.name);
+    let claimed: SessionRef[] | null = null;
+    for (const h of hosts) {
+      claimed = await h.refsAt(sub, true, false);
+      if (claimed) break;
+    }
+    if (claimed) out.push(...claimed);
+    else await walk(sub, depth + 1, hosts, out);
+  }
+}
+
+/**
+ * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi: `pi:` alone = the newest session;
+ * OpenCode: `opencode:<sessionID>` exact, `opencode:` alone = every session) in the host's default
+ * locations, or a path (see findSessions).
+ * @returns [] when nothing matched (the caller reports why)
+ * @throws Error for a path that does not exist
+ */
+export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<SessionRef[]> {
+  const m = /^([a-z][a-z0-9-]*):(.*)$/.exec(arg);
+  const host = m ? HOSTS.find((h) => h.id === m[1]) : undefined;
+  if (m && host) {
+    const refs = await host.discover({ ...opts, paths: undefined });
+    const id = m[2];
+    if (host.id === 'opencode') return id ? refs.filter((r) => r.id === id) : refs.reverse();
+    return id ? refs.filter((r) => r.id.startsWith(id)) : refs.slice(0, 1);
+  }
+  return findSessions(arg);
+}
+
+/** Reads one ref with its host's reader. */
+export function openRef(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]> {
+  return hostOf(ref.host).open(ref, opts);
+}
+
+/** Frees what readers keep open between `open` calls (OpenCode's database). Call after a batch. */
+export function releaseReaders(): void {
+  releaseOpenCodeStores();
+}
