@@ -9,6 +9,7 @@ import { commonDepth, markedNodes, type BlockNode } from './chain.js';
 import { classifyBreak, paramsCause, type Cause } from './classify.js';
 import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
+import { ownGet, ownSet } from './own.js';
 import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules } from './rules.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
@@ -110,7 +111,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
 
   for (const req of session.requests) {
     const key = lineageKey(req);
-    const base = tokenModel.base[key] ?? 0;
+    const base = ownGet(tokenModel.base, key) ?? 0;
     const tokensAt: TokensAt = (n, extraBytes = 0) => {
       const bytes = (n ? n.bytesThrough : 0) + extraBytes;
       return bytes > 0 ? Math.round(base + tokenModel.perByte * bytes) : 0;
@@ -488,7 +489,7 @@ function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
   let perByte = slopes.length ? median(slopes) : fallback;
   if (!(perByte > 0) || !Number.isFinite(perByte)) perByte = fallback;
   const base: Record<string, number> = {};
-  for (const [key, pts] of byLineage) base[key] = Math.max(0, median(pts.map(([x, y]) => y - perByte * x)));
+  for (const [key, pts] of byLineage) ownSet(base, key, Math.max(0, median(pts.map(([x, y]) => y - perByte * x))));
   return { base, perByte, calibrated: byLineage.size > 0 };
 }
 

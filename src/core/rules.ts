@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import data from './provider-rules.json';
 import type { LlmRequest, Prices } from './model.js';
+import { ownGet } from './own.js';
 
 const FamilySchema = z.object({
   id: z.string(),
@@ -44,7 +45,7 @@ function pattern(source: string): RegExp {
 export function familyFor(model: string, api: string, rules: ProviderRules = defaultRules): ProviderFamily {
   const byModel = rules.families.find((f) => f.apis.includes(api) && pattern(f.match).test(model));
   if (byModel) return byModel;
-  const id = rules.fallbacks[api] ?? rules.fallbacks['*'];
+  const id = ownGet(rules.fallbacks, api) ?? ownGet(rules.fallbacks, '*');
   return rules.families.find((f) => f.id === id) ?? rules.families[0];
 }
 

@@ -23,6 +23,7 @@
  */
 import { append, type BlockNode } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, TranscriptEvent, Usage } from '../../core/model.js';
+import { bump, ownGet } from '../../core/own.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import { findContextMessages } from '../../phux/context.js';
 import type { AssistantInfo, Part, TextPart, Tokens } from './schema.js';
@@ -396,7 +397,7 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
     const kind: LlmRequest['kind'] = info.summary || info.mode === 'compaction' || info.agent === 'compaction' ? 'summary' : 'agent';
     const hasTokens = info.tokens !== undefined && info.tokens.input + info.tokens.output + (info.tokens.cache?.read ?? 0) + (info.tokens.cache?.write ?? 0) > 0;
     if (starts.length === 0 && !info.error && !hasTokens) {
-      ignored['assistant:no-step'] = (ignored['assistant:no-step'] ?? 0) + 1;
+      bump(ignored, 'assistant:no-step');
       return;
     }
     const steps = Math.max(1, starts.length);
@@ -705,8 +706,9 @@ export function inferApis(sessions: StoredSession[], overrides: Record<string, O
       if (m.info.role !== 'assistant') continue;
       const id = m.info.providerID;
       if (out.has(id)) continue;
-      if (KNOWN_APIS[id]) {
-        out.set(id, KNOWN_APIS[id]);
+      const known = ownGet(KNOWN_APIS, id); // a provider id is untrusted text (`constructor`…)
+      if (known) {
+        out.set(id, known);
         continue;
       }
       for (const { part: p } of m.parts) {

@@ -17,6 +17,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
+import { bump } from '../../core/own.js';
 import { describeIssues } from '../issues.js';
 import {
   KNOWN_PART_TYPES,
@@ -273,7 +274,7 @@ function checkPart(value: unknown, s: StoredSession, file: string, row: string):
   const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
   if (typeof type === 'string' && !KNOWN_PART_TYPES.has(type)) {
     s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row ${row}: unknown part type \`${type}\`; ignored` });
-    s.ignored[`part:${type}`] = (s.ignored[`part:${type}`] ?? 0) + 1;
+    bump(s.ignored, `part:${type}`);
     return undefined;
   }
   const parsed = PartSchema.safeParse(value);
@@ -294,7 +295,7 @@ function finishSession(s: StoredSession): void {
         severity: 'warning',
         message: `${m.row}: message has no (readable) parts; OpenCode sends nothing for it`,
       });
-      s.ignored['message:no-parts'] = (s.ignored['message:no-parts'] ?? 0) + 1;
+      bump(s.ignored, 'message:no-parts');
     }
   }
 }

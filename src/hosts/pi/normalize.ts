@@ -27,6 +27,7 @@
  */
 import { BlockNode, chainOf } from '../../core/chain.js';
 import type { LlmRequest, Prices, TranscriptEvent, Usage } from '../../core/model.js';
+import { ownSet } from '../../core/own.js';
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import type { PiEntryRec, PiRead } from './read.js';
@@ -467,7 +468,8 @@ export class PiEncoder {
         if (text.length > 0) obj.content = text;
         const thinking = content.filter(isThinking).filter((b) => b.thinking.trim().length > 0);
         const signature = thinking[0]?.thinkingSignature;
-        if (signature) obj[signature] = thinking.map((b) => b.thinking).join('\n');
+        // The signature names the field (e.g. `reasoning_content`): untrusted, so an own property even for `__proto__`.
+        if (signature) ownSet(obj, signature, thinking.map((b) => b.thinking).join('\n'));
         const calls = content.filter(isToolCall);
         if (calls.length > 0) {
           obj.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));

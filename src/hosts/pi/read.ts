@@ -17,6 +17,7 @@ import type { z } from 'zod';
 import { readJsonLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
+import { bump, ownGet } from '../../core/own.js';
 import {
   AgentMessageSchema,
   ENTRY_SCHEMAS,
@@ -185,10 +186,6 @@ function migrateV2(raws: RawLine[]): void {
   }
 }
 
-function bump(ignored: Record<string, number>, key: string): void {
-  ignored[key] = (ignored[key] ?? 0) + 1;
-}
-
 /**
  * Validates one entry. The common case (a message entry as Pi writes it) takes the fast checks of
  * schema.ts, which give the schemas' verdict and output without copying; anything else, and every
@@ -218,7 +215,8 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
   }
   const { type, id, parentId, timestamp } = base.data;
   const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
-  const schema = (ENTRY_SCHEMAS as Record<string, (typeof ENTRY_SCHEMAS)[PiEntryType] | undefined>)[type];
+  // An entry type is untrusted text: `constructor` or `__proto__` must not find a built-in.
+  const schema = ownGet(ENTRY_SCHEMAS as Record<string, (typeof ENTRY_SCHEMAS)[PiEntryType]>, type);
   if (!schema) {
     bump(ignored, type);
     return rec;
