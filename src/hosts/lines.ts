@@ -8,6 +8,7 @@
  * Bytes are decoded as UTF-8 per whole line, so multi-byte characters split across chunks are safe.
  */
 import { createReadStream } from 'node:fs';
+import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
 
 /** One line of a text file. */
@@ -95,8 +96,11 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
   }
 }
 
-/** Result of parsing one JSONL line. */
-export type JsonLine = { ok: true; value: unknown } | { ok: false; diagnostic: Diagnostic };
+/**
+ * Result of parsing one JSONL line. `warning`: the value was read, but nested deeper than the
+ * bound (core/depth.ts) and cut there.
+ */
+export type JsonLine = { ok: true; value: unknown; warning?: Diagnostic } | { ok: false; diagnostic: Diagnostic };
 
 /**
  * Parses one line as JSON; never throws. A failure gives a Diagnostic with the file and line:
@@ -111,7 +115,9 @@ export function parseJsonLine(file: string, l: Line): JsonLine {
     };
   }
   try {
-    return { ok: true, value: JSON.parse(l.text) as unknown };
+    const { value, cut } = parseBounded(l.text);
+    if (!cut) return { ok: true, value };
+    return { ok: true, value, warning: { file, line: l.line, severity: 'warning', message: depthMessage(cut) } };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     const truncated = !l.eol;
@@ -129,8 +135,8 @@ export function parseJsonLine(file: string, l: Line): JsonLine {
   }
 }
 
-/** A parsed JSONL line: its value, or the diagnostic explaining why it was skipped. */
-export type JsonLineResult = { line: number; value: unknown } | { line: number; diagnostic: Diagnostic };
+/** A parsed JSONL line: its value (with a warning when it was cut), or the diagnostic explaining why it was skipped. */
+export type JsonLineResult = { line: number; value: unknown; warning?: Diagnostic } | { line: number; diagnostic: Diagnostic };
 
 /**
  * Yields every non-blank line of a JSONL file parsed as JSON, or a diagnostic for a line that is
@@ -141,6 +147,8 @@ export async function* readJsonLines(file: string, opts?: ReadLinesOptions): Asy
   for await (const l of readLines(file, opts)) {
     if (l.oversized === undefined && l.text.trim() === '') continue;
     const r = parseJsonLine(file, l);
-    yield r.ok ? { line: l.line, value: r.value } : { line: l.line, diagnostic: r.diagnostic };
+    if (!r.ok) yield { line: l.line, diagnostic: r.diagnostic };
+    else if (r.warning) yield { line: l.line, value: r.value, warning: r.warning };
+    else yield { line: l.line, value: r.value };
   }
 }

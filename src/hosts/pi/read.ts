@@ -94,6 +94,7 @@ export async function readPiFile(file: string): Promise<PiRead> {
         diagnostics.push(r.diagnostic);
         continue;
       }
+      if (r.warning) diagnostics.push(r.warning);
       if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) {
         diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
         continue;
