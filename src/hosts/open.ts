@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { readCaptureSession } from './capture/index.js';
+import { checkSessionNumbers } from './numbers.js';
 import { readOpenCode } from './opencode/index.js';
 import { locatePiSessions, readPiSession } from './pi/index.js';
 
@@ -22,6 +23,11 @@ export interface OpenOptions {
  * @throws Error with the argument in the message when nothing there can be read
  */
 export async function openSessions(arg: string, opts: OpenOptions = {}): Promise<Session[]> {
+  // The numeric boundary for every host: bad times and token counts become diagnostics here.
+  return (await openAny(arg, opts)).map(checkSessionNumbers);
+}
+
+async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   if (arg.startsWith('opencode:')) return readOpenCode(arg, opts);
   if (arg.startsWith('pi:')) return openPi(arg.slice(3), opts);
   let st;

@@ -85,7 +85,8 @@ export function sessionReport(a: SessionAnalysis): SessionReport {
         provider: q.provider,
         model: q.model,
         api: q.api,
-        time: q.timeMs === null ? null : new Date(q.timeMs).toISOString(),
+        // Readers check times at their boundary (hosts/numbers.ts); a library caller's session may not have been.
+        time: q.timeMs !== null && Number.isFinite(q.timeMs) && Math.abs(q.timeMs) <= 8.64e15 ? new Date(q.timeMs).toISOString() : null,
         kind: q.kind,
         evidence: q.evidence,
         usage: q.usage,

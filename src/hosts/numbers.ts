@@ -1,0 +1,69 @@
+/**
+ * The numeric boundary of every host reader: times and token counts read from a host's files are
+ * untrusted numbers. A time outside the range a JavaScript Date can hold (±8.64e15 ms around the
+ * epoch, ECMA-262 §21.4.1.1), a token count that is not a non-negative integer of at most
+ * `MAX_TOKENS`, or a price or cost that is not a finite non-negative number up to `MAX_USD` would
+ * crash the report (`toISOString` throws) or turn into `Infinity`/`NaN` (`null` in `--json`).
+ * Such a value becomes unknown (`null`) with a warning at the request's file and line (or row); the
+ * request itself, and the rest of the session, are analyzed as usual.
+ */
+import type { Diagnostic, LlmRequest, Session, Usage } from '../core/model.js';
+
+/** Largest |ms| a Date holds (ECMA-262 §21.4.1.1 "Time Values and Time Range"). */
+export const MAX_TIME_MS = 8.64e15;
+/** Largest token count taken as real, per field of one request: far above any context window (10^12 tokens). */
+export const MAX_TOKENS = 1e12;
+/** Largest price taken as real, USD per million tokens. */
+export const MAX_USD = 1e9;
+
+/** True for ms since epoch that a Date can hold. */
+export function validTimeMs(ms: unknown): ms is number {
+  return typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= MAX_TIME_MS;
+}
+
+/** True for a token count: a non-negative integer ≤ MAX_TOKENS. */
+export function validTokens(n: unknown): n is number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= MAX_TOKENS;
+}
+
+function where(r: LlmRequest): Pick<Diagnostic, 'file' | 'line'> & { prefix: string } {
+  return { file: r.source.file, line: r.source.line, prefix: r.source.row ? `row ${r.source.row}: ` : '' };
+}
+
+/**
+ * Checks the numbers of every request and event of a session in place: bad times become null,
+ * usage with a bad count becomes null (unknown), bad prices are dropped; each gives one warning.
+ * @returns the session (same object)
+ */
+export function checkSessionNumbers(session: Session): Session {
+  for (const r of session.requests) {
+    const w = where(r);
+    const warn = (message: string) => session.diagnostics.push({ file: w.file, line: w.line, severity: 'warning', message: `${w.prefix}${message}` });
+    if (r.timeMs !== null && !validTimeMs(r.timeMs)) {
+      warn(`request time ${String(r.timeMs)} ms is outside the range of a date; time unknown`);
+      r.timeMs = null;
+    }
+    if (r.usage) {
+      const bad = (Object.keys(r.usage) as Array<keyof Usage>).filter((k) => !validTokens(r.usage![k]));
+      if (bad.length) {
+        warn(`usage ${bad.map((k) => `${k} ${String(r.usage![k])}`).join(', ')} is not a token count (a non-negative integer ≤ ${MAX_TOKENS}); usage unknown`);
+        r.usage = null;
+      }
+    }
+    if (r.prices) {
+      const p = r.prices;
+      const bad = Object.entries(p).filter(([, v]) => !(typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_USD));
+      if (bad.length) {
+        warn(`price ${bad.map(([k, v]) => `${k} ${String(v)}`).join(', ')} USD per million tokens is out of range; prices from the bundled table`);
+        delete r.prices;
+      }
+    }
+  }
+  for (const e of session.events) {
+    if (e.timeMs !== null && !validTimeMs(e.timeMs)) {
+      session.diagnostics.push({ file: session.path, line: e.line, severity: 'warning', message: `${e.kind} event time ${String(e.timeMs)} ms is outside the range of a date; time unknown` });
+      e.timeMs = null;
+    }
+  }
+  return session;
+}
