@@ -6,8 +6,10 @@
  * the start of the file is dropped; a last line without a newline is still yielded (with
  * `eol: false`), since hosts append line by line and a reader may catch a line half written.
  * Bytes are decoded as UTF-8 per whole line, so multi-byte characters split across chunks are safe.
+ * Only a regular file is read (files.ts: a FIFO, socket, directory or device is refused), and only
+ * up to its size when opened: a file that keeps growing ends there.
  */
-import { createReadStream } from 'node:fs';
+import { openRegular } from './files.js';
 import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
 
@@ -38,11 +40,18 @@ const CR = 0x0d;
 
 /**
  * Yields the lines of a file in order.
- * @throws the stream's error when the file cannot be opened or read (ENOENT, EACCES, …)
+ * @throws FileRefused (files.ts) for anything but a regular file; the stream's error when the file
+ *   cannot be opened or read (ENOENT, EACCES, …)
  */
 export async function* readLines(file: string, opts: ReadLinesOptions = {}): AsyncGenerator<Line> {
   const maxLineBytes = opts.maxLineBytes ?? 256 * 1024 * 1024;
-  const stream = createReadStream(file, { highWaterMark: opts.chunkBytes ?? 64 * 1024 });
+  const { handle, size } = await openRegular(file);
+  if (size === 0) {
+    await handle.close();
+    return;
+  }
+  // The stream closes the handle when it ends or is destroyed (autoClose).
+  const stream = handle.createReadStream({ start: 0, end: size - 1, highWaterMark: opts.chunkBytes ?? 64 * 1024 });
   const decoder = new TextDecoder('utf-8');
   let parts: Buffer[] = [];
   let partBytes = 0;

@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { readCaptureSession } from './capture/index.js';
+import { kindOf } from './files.js';
 import { checkSessionNumbers } from './numbers.js';
 import { readOpenCode } from './opencode/index.js';
 import { locatePiSessions, readPiSession } from './pi/index.js';
@@ -41,6 +42,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     if (/\.(db|sqlite)$/.test(arg)) return readOpenCode(arg, opts);
     throw new Error(`${arg}: not a session file this version reads (.jsonl for Pi, .db for OpenCode)`);
   }
+  if (!st.isDirectory()) throw new Error(`${arg}: ${kindOf(st)}, not a session file or folder; not read`);
   const names = await readdir(arg);
   if (names.includes('opencode.db') || names.includes('storage')) return readOpenCode(arg, opts);
   if (names.some((n) => n.endsWith('.body.json'))) return [await readCaptureSession(arg)];

@@ -3,12 +3,14 @@
  * a folder of `*.body.json` files, name order = send order, with optional sibling `.meta.json`
  * (the recorder's: `receivedAt`, `responseUsage`, `status`).
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { chainOf } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
 import { parseWireBody } from '../../core/wire.js';
 import { z } from 'zod';
+import { parseBounded } from '../../core/depth.js';
+import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '../files.js';
 
 /** The parts of a recorder `.meta.json` we use; everything else is ignored. */
 const MetaSchema = z.looseObject({
@@ -25,35 +27,49 @@ const MetaSchema = z.looseObject({
 /** One captured body, parsed. */
 export interface CapturedBody {
   file: string;
+  /** The body's bytes; empty when the file could not be read (`error` says why). */
   bytes: Uint8Array;
+  /** Why the body itself could not be read (not a regular file, too large, unreadable). */
+  error?: string;
   meta: z.infer<typeof MetaSchema> | null;
   /** Why a `.meta.json` that exists could not be used (the body is still read, without it). */
   metaError?: string;
 }
 
 /**
- * Lists `*.body.json` files of a folder in name order with their meta.
- * @throws when the folder cannot be read
+ * Lists `*.body.json` files of a folder in name order with their meta. One body that cannot be
+ * read (a FIFO, a directory, too large…) is an entry with `error`, never the loss of the others.
+ * Read one after the other: a folder of thousands of bodies does not open thousands of files at once.
+ * @throws when the folder cannot be listed
  */
 export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
   const names = (await readdir(dir)).filter((n) => n.endsWith('.body.json')).sort();
-  return Promise.all(
-    names.map(async (n) => {
-      const file = join(dir, n);
-      const bytes = new Uint8Array(await readFile(file));
-      let text: string;
-      try {
-        text = await readFile(file.replace(/\.body\.json$/, '.meta.json'), 'utf8');
-      } catch {
-        return { file, bytes, meta: null }; // no meta: times and usage unknown
-      }
-      try {
-        return { file, bytes, meta: MetaSchema.parse(JSON.parse(text)) };
-      } catch (e) {
-        return { file, bytes, meta: null, metaError: e instanceof z.ZodError ? 'unexpected shape' : (e as Error).message };
-      }
-    }),
-  );
+  const out: CapturedBody[] = [];
+  for (const n of names) {
+    const file = join(dir, n);
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await readRegularFile(file, FILE_LIMITS.body));
+    } catch (e) {
+      out.push({ file, bytes: new Uint8Array(), meta: null, error: fileErrorText(e) });
+      continue;
+    }
+    const metaFile = file.replace(/\.body\.json$/, '.meta.json');
+    let text: string;
+    try {
+      text = await readRegularText(metaFile, FILE_LIMITS.small);
+    } catch (e) {
+      // No meta: times and usage unknown. A meta that exists but cannot be read says so.
+      out.push((e as NodeJS.ErrnoException).code === 'ENOENT' ? { file, bytes, meta: null } : { file, bytes, meta: null, metaError: fileErrorText(e) });
+      continue;
+    }
+    try {
+      out.push({ file, bytes, meta: MetaSchema.parse(parseBounded(text).value) });
+    } catch (e) {
+      out.push({ file, bytes, meta: null, metaError: e instanceof z.ZodError ? 'unexpected shape' : (e as Error).message });
+    }
+  }
+  return out;
 }
 
 /**
@@ -137,6 +153,10 @@ export async function readCaptureSession(dir: string): Promise<Session> {
     if (body.metaError) {
       const file = body.file.replace(/\.body\.json$/, '.meta.json');
       diagnostics.push({ file, line: 1, message: `meta ignored (time and usage unknown): ${body.metaError}`, severity: 'warning' });
+    }
+    if (body.error !== undefined) {
+      diagnostics.push({ file: body.file, line: 1, message: `request body not read: ${body.error}`, severity: 'error' });
+      continue;
     }
     try {
       const w = parseWireBody(body.bytes);

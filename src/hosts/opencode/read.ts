@@ -13,11 +13,13 @@
  * JSON does not parse or does not fit the schema, a message without parts, an unknown part type
  * each give a Diagnostic (file + row reference) and the rest is read.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump } from '../../core/own.js';
+import { depthMessage, parseBounded } from '../../core/depth.js';
+import { FILE_LIMITS, readRegularFileSync } from '../files.js';
 import { describeIssues } from '../issues.js';
 import {
   KNOWN_PART_TYPES,
@@ -115,7 +117,7 @@ export async function openSqlite(file: string, diagnostics: Diagnostic[]): Promi
   const diag = (message: string, severity: Diagnostic['severity'] = 'error') => diagnostics.push({ file, line: 0, message, severity });
   let main: Uint8Array;
   try {
-    main = new Uint8Array(readFileSync(file));
+    main = new Uint8Array(readRegularFileSync(file, FILE_LIMITS.database));
   } catch (e) {
     diag(`cannot read the database: ${errText(e)}`);
     return null;
@@ -124,13 +126,14 @@ export async function openSqlite(file: string, diagnostics: Diagnostic[]): Promi
   let image = main;
   let wal: Uint8Array | undefined;
   try {
-    if (existsSync(`${file}-wal`)) wal = new Uint8Array(readFileSync(`${file}-wal`));
+    wal = new Uint8Array(readRegularFileSync(`${file}-wal`, FILE_LIMITS.database));
   } catch (e) {
-    diag(`cannot read ${file}-wal (the newest rows may be missing): ${errText(e)}`, 'warning');
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') diag(`cannot read ${file}-wal (the newest rows may be missing): ${errText(e)}`, 'warning');
   }
   if (wal && wal.length > 0) {
     const applied = applyWal(main, wal);
     if (applied.problem) diag(`${file}-wal ignored: ${applied.problem}; the newest rows may be missing`, 'warning');
+    if (applied.cutShort) diag(`${file}-wal: ${applied.cutShort}; the newest rows may be missing`, 'warning');
     if (applied.ignoredFrames > 0) {
       diag(`${file}-wal: ${applied.ignoredFrames} frame(s) of an unfinished transaction ignored (OpenCode is writing)`, 'info');
     }
@@ -263,7 +266,9 @@ function sessionInfoFromRow(r: Row): Record<string, unknown> {
 function parseJson(data: unknown, s: StoredSession, file: string, row: string): unknown {
   const text = data instanceof Uint8Array ? new TextDecoder().decode(data) : String(data ?? '');
   try {
-    return JSON.parse(text);
+    const { value, cut } = parseBounded(text);
+    if (cut) s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row ${row}: ${depthMessage(cut)}` });
+    return value;
   } catch (e) {
     s.diagnostics.push({ file, line: 0, severity: 'error', message: `row ${row}: data is not JSON (${errText(e)}); skipped` });
     return undefined;
@@ -310,23 +315,33 @@ function bySessionTime(a: StoredSession, b: StoredSession): number {
  */
 export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRead {
   const diagnostics: Diagnostic[] = [];
-  const list = (dir: string): string[] => {
+  /**
+   * Names in a folder. An absent folder holds nothing (a session without messages yet); a path
+   * that is there but cannot be listed (a file where a folder belongs, no permission) is an error
+   * naming what it should hold, since everything under it is missing from the analysis.
+   */
+  const list = (dir: string, holds: string, s: StoredSession | null = null): string[] => {
     try {
       return readdirSync(dir).sort();
-    } catch {
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+        (s?.diagnostics ?? diagnostics).push({ file: dir, line: 1, severity: 'error', message: `cannot list this folder (${errText(e)}); the ${holds} it should hold are not read` });
+      }
       return [];
     }
   };
   const load = (path: string, s: StoredSession | null): unknown => {
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      text = readRegularFileSync(path, FILE_LIMITS.small).toString('utf8');
     } catch (e) {
       (s?.diagnostics ?? diagnostics).push({ file: path, line: 1, severity: 'error', message: `cannot read: ${errText(e)}` });
       return undefined;
     }
     try {
-      return JSON.parse(text);
+      const { value, cut } = parseBounded(text);
+      if (cut) (s?.diagnostics ?? diagnostics).push({ file: path, line: 1, severity: 'warning', message: depthMessage(cut) });
+      return value;
     } catch (e) {
       (s?.diagnostics ?? diagnostics).push({ file: path, line: 1, severity: 'error', message: `not JSON (${errText(e)}); skipped` });
       return undefined;
@@ -336,8 +351,8 @@ export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRe
   if (!existsSync(join(storage, 'session'))) {
     diagnostics.push({ file: storage, line: 1, severity: 'warning', message: 'no `session` folder: not an OpenCode storage folder' });
   }
-  for (const project of list(join(storage, 'session'))) {
-    for (const name of list(join(storage, 'session', project))) {
+  for (const project of list(join(storage, 'session'), 'projects')) {
+    for (const name of list(join(storage, 'session', project), 'sessions')) {
       if (!name.endsWith('.json')) continue;
       const id = name.slice(0, -5);
       if (opts.sessionId && id !== opts.sessionId) continue;
@@ -348,7 +363,7 @@ export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRe
       if (parsed.success) s.info = parsed.data;
       else if (raw !== undefined) s.diagnostics.push({ file, line: 1, severity: 'warning', message: `unexpected session info (${describeIssues(parsed.error)})` });
       const msgs: Array<StoredMessage & { created: number }> = [];
-      for (const mname of list(join(storage, 'message', id))) {
+      for (const mname of list(join(storage, 'message', id), 'messages', s)) {
         if (!mname.endsWith('.json')) continue;
         const mfile = join(storage, 'message', id, mname);
         const value = load(mfile, s);
@@ -360,7 +375,7 @@ export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRe
         }
         const mid = typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : mname.slice(0, -5);
         const parts: StoredPart[] = [];
-        for (const pname of list(join(storage, 'part', mid))) {
+        for (const pname of list(join(storage, 'part', mid), 'parts', s)) {
           if (!pname.endsWith('.json')) continue;
           const pfile = join(storage, 'part', mid, pname);
           const pv = load(pfile, s);

@@ -17,12 +17,14 @@
  * body's system text yields a `context` event with placement `head` (the stream analysis folds
  * identical re-sends); a compaction body's hook checkpoint yields one with placement `tail`.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest, Session, TranscriptEvent } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
+import { FILE_LIMITS, readRegularFile } from '../files.js';
+import { readMetaObject } from '../meta.js';
 import { findContextMessages, PHUX_COMPACTION_HOOK_PREFIX } from '../../phux/context.js';
 import type { Reconstruction } from './normalize.js';
 
@@ -59,11 +61,11 @@ export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[])
     const m = /^(\d+)-/.exec(name);
     let bytes: Uint8Array | undefined;
     try {
-      bytes = new Uint8Array(await readFile(file));
+      bytes = new Uint8Array(await readRegularFile(file, FILE_LIMITS.body));
     } catch (e) {
       diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read request body: ${e instanceof Error ? e.message : String(e)}` });
     }
-    const meta = await readMeta(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
+    const meta = await readMetaObject(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
     const headers = (meta?.headers && typeof meta.headers === 'object' ? meta.headers : {}) as Record<string, unknown>;
     const body: OpenCodeBody = {
       file,
@@ -104,23 +106,6 @@ export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[])
     out.push(body);
   }
   return out;
-}
-
-/** The sibling `.meta.json` object; absent → undefined, not JSON → undefined with a warning. */
-async function readMeta(file: string, diagnostics: Diagnostic[]): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch (e) {
-    diagnostics.push({ file, line: 1, severity: 'warning', message: `meta file is not JSON; ignored: ${e instanceof Error ? e.message : String(e)}` });
-    return undefined;
-  }
 }
 
 /** Text of a JSON block: strings and `text`/`content` members, in order. */

@@ -17,9 +17,12 @@
  *     the first unmatched agent body of the same api and model between its matched neighbours,
  *     preferring one whose messages count equals the reconstructed count.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
+import { FILE_LIMITS, fileErrorText, readRegularText, readRegularFile } from '../files.js';
+import { readMetaObject } from '../meta.js';
+import { depthMessage, parseBounded } from '../../core/depth.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
@@ -66,12 +69,12 @@ export async function readPiBodies(dir: string, diagnostics: Diagnostic[]): Prom
     const nameApi = m && WIRE_APIS.has(m[2]) ? (m[2] as WireApi) : undefined;
     let bytes: Uint8Array;
     try {
-      bytes = await readFile(file);
+      bytes = await readRegularFile(file, FILE_LIMITS.body);
     } catch (e) {
       diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read request body: ${e instanceof Error ? e.message : String(e)}` });
       continue;
     }
-    const meta = await readMeta(join(dir, name.replace(/\.body\.json$/, '.meta.json')), diagnostics);
+    const meta = await readMetaObject(join(dir, name.replace(/\.body\.json$/, '.meta.json')), diagnostics);
     const indexLine = index.get(name) ?? index.get(String(n));
     const responseId = str(meta?.responseId) ?? str(indexLine?.responseId);
     const body: PiBody = { file, n, api: nameApi ?? 'openai-completions', kind: 'agent', messages: 0, meta, responseId };
@@ -94,36 +97,27 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-async function readMeta(file: string, diagnostics: Diagnostic[]): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch (e) {
-    diagnostics.push({ file, line: 1, severity: 'warning', message: `meta file is not JSON; ignored: ${e instanceof Error ? e.message : String(e)}` });
-    return undefined;
-  }
-}
-
 /** `index.ndjson`: one object per request, keyed by its `file` name and by `n`. */
 async function readIndex(dir: string, diagnostics: Diagnostic[]): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   const file = join(dir, 'index.ndjson');
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
-  } catch {
+    text = await readRegularText(file, FILE_LIMITS.index);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') diagnostics.push({ file, line: 1, severity: 'warning', message: `index ignored: ${fileErrorText(e)}` });
     return out;
   }
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
     try {
-      const o = JSON.parse(line) as Record<string, unknown>;
+      const { value, cut } = parseBounded(line);
+      if (cut) diagnostics.push({ file, line: i + 1, severity: 'warning', message: depthMessage(cut) });
+      if (!value || typeof value !== 'object' || Array.isArray(value)) {
+        diagnostics.push({ file, line: i + 1, severity: 'warning', message: 'index line is not an object; ignored' });
+        return;
+      }
+      const o = value as Record<string, unknown>;
       if (typeof o.file === 'string') out.set(o.file, o);
       if (typeof o.n === 'number') out.set(String(o.n), o);
     } catch {
