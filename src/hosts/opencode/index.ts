@@ -90,8 +90,16 @@ export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions 
   }
   const apis = inferApis(stored, opts.apis);
   const recons = stored.map((s) => normalizeSession(s, { apis }));
-  // Store-level problems (WAL, missing tables) concern every session read from that store.
-  for (const r of recons) r.session.diagnostics.unshift(...storeDiagnostics.filter((d) => d.file === r.session.path || d.file.startsWith(`${r.session.path}-`)));
+  // Store-level problems (WAL, missing tables, unreadable storage folders) concern every session
+  // read from that store; those that concern none of them (a store all of whose sessions were
+  // lost) are carried by an empty session of their own, so that no problem goes unreported.
+  const attached = new Set<Diagnostic>();
+  for (const r of recons) {
+    const mine = storeDiagnostics.filter((d) => belongsTo(d.file, r.session.path));
+    for (const d of mine) attached.add(d);
+    r.session.diagnostics.unshift(...mine);
+  }
+  const orphans = storeDiagnostics.filter((d) => !attached.has(d));
 
   if (opts.requestsDir) {
     const wireDiagnostics: Diagnostic[] = [];
@@ -101,29 +109,50 @@ export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions 
     } catch (e) {
       const message = `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed`;
       for (const r of recons) r.session.diagnostics.push({ file: opts.requestsDir, line: 1, severity: 'error', message });
-      return recons.map((r) => r.session);
+      const sessions = recons.map((r) => r.session);
+      if (orphans.length) sessions.push(unattached(target, orphans));
+      return sessions;
     }
     const providers = new Map<string, string>();
     for (const r of recons) for (const q of r.session.requests) if (!providers.has(`${q.api}\u0000${q.model}`)) providers.set(`${q.api}\u0000${q.model}`, q.provider);
     const single = recons.length === 1;
     const bodyByFile = new Map(bodies.map((b) => [b.file, b] as const));
+    const ids = new Set(recons.map((r) => r.session.id));
+    // A body's problems go to its session; those of a body whose session is unknown (its meta is
+    // unreadable) or not read here go to every session, like the folder's own problems.
+    const ownerOf = (d: Diagnostic): string | null => {
+      const b = bodyByFile.get(d.file.replace(/\.meta\.json$/, '.body.json'));
+      if (!b) return null;
+      if (b.sessionId && ids.has(b.sessionId)) return b.sessionId;
+      return !b.sessionId && single ? recons[0].session.id : null;
+    };
     for (const r of recons) {
-      const mine = wireDiagnostics.filter((d) => {
-        const b = bodyByFile.get(d.file.replace(/\.meta\.json$/, '.body.json'));
-        return b !== undefined && (b.sessionId === r.session.id || (!b.sessionId && single));
-      });
-      r.session.diagnostics.push(...mine);
+      r.session.diagnostics.push(...wireDiagnostics.filter((d) => {
+        const owner = ownerOf(d);
+        return owner === null || owner === r.session.id;
+      }));
       applyWire(r, bodies, single, opts.requestsDir, providers);
     }
     // Bodies that belong to none of these sessions (another data dir, another host) are not mixed in.
-    const ids = new Set(recons.map((r) => r.session.id));
     const foreign = bodies.filter((b) => (b.sessionId ? !ids.has(b.sessionId) : !single));
     if (foreign.length === bodies.length && bodies.length) {
       const message = `none of the ${bodies.length} captured bodies in ${opts.requestsDir} belongs to a session here; ignored (requests reconstructed from the database)`;
       for (const r of recons) r.session.diagnostics.push({ file: opts.requestsDir, line: 0, severity: 'error', message });
     }
   }
-  return recons.map((r) => r.session);
+  const sessions = recons.map((r) => r.session);
+  if (orphans.length) sessions.push(unattached(target, orphans));
+  return sessions;
+}
+
+/** An empty session carrying store problems that concern no session read (its requests are lost). */
+function unattached(target: string, diagnostics: Diagnostic[]): Session {
+  return { host: 'opencode', id: `${basename(target)} (unread)`, path: target, requests: [], diagnostics, ignored: {}, events: [] };
+}
+
+/** A store diagnostic's file is the store itself, its WAL (`opencode.db-wal`), or a file inside a storage folder. */
+function belongsTo(file: string, storePath: string): boolean {
+  return file === storePath || file.startsWith(`${storePath}-`) || file.startsWith(`${storePath}/`) || file.startsWith(`${storePath}\\`);
 }
 
 /** An empty session that carries the reason nothing could be read. */
