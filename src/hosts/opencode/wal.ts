@@ -36,6 +36,8 @@ export interface WalApplied {
   staleFrames: number;
   /** Why the WAL was ignored as a whole, if it was (bad header, unknown version…). */
   problem?: string;
+  /** Why the frames from some point on were ignored although their checksums hold (an impossible database size). */
+  cutShort?: string;
 }
 
 /** SQLite's WAL checksum over `data` (length a multiple of 8), continuing from `s`. */
@@ -90,6 +92,8 @@ export function applyWal(main: Uint8Array, wal: Uint8Array): WalApplied {
   let commits = 0;
   let seen = 0;
   const frameSize = FRAME_HEADER + pageSize;
+  const mainPages = Math.floor(main.length / pageSize);
+  let cutShort: string | undefined;
   for (let off = WAL_HEADER; off + frameSize <= wal.length; off += frameSize) {
     const page = hv.getUint32(off);
     const commitSize = hv.getUint32(off + 4);
@@ -97,6 +101,14 @@ export function applyWal(main: Uint8Array, wal: Uint8Array): WalApplied {
     sum = checksum(wal.subarray(off, off + 8), bigEndian, sum);
     sum = checksum(wal.subarray(off + FRAME_HEADER, off + frameSize), bigEndian, sum);
     if (sum[0] !== hv.getUint32(off + 16) || sum[1] !== hv.getUint32(off + 20)) break;
+    // Every page of a database is in the main file or in a frame: a size (from a frame or a page
+    // number) beyond both is impossible, whatever the checksums say; allocating it could take
+    // terabytes. The transaction and every later frame are ignored.
+    const limit = mainPages + seen + 1;
+    if (page > limit || commitSize > limit) {
+      cutShort = `frame ${seen + 1} claims ${commitSize > limit ? `a database of ${commitSize} pages` : `page ${page}`}, more than the database and the WAL hold (${limit}); it and the frames after it are ignored`;
+      break;
+    }
     seen++;
     pending.set(page, off + FRAME_HEADER);
     if (commitSize > 0) {
@@ -109,7 +121,7 @@ export function applyWal(main: Uint8Array, wal: Uint8Array): WalApplied {
   }
   const ignoredFrames = seen - frames;
   const staleFrames = Math.floor((wal.length - WAL_HEADER) / frameSize) - seen;
-  if (commits === 0) return { ...none(), ignoredFrames, staleFrames };
+  if (commits === 0) return { ...none(), ignoredFrames, staleFrames, cutShort };
 
   const image = new Uint8Array(dbPages * pageSize);
   image.set(main.subarray(0, Math.min(main.length, image.length)));
@@ -117,7 +129,7 @@ export function applyWal(main: Uint8Array, wal: Uint8Array): WalApplied {
     if (page > dbPages) continue; // truncated away by the commit
     image.set(wal.subarray(off, off + pageSize), (page - 1) * pageSize);
   }
-  return { image, frames, commits, ignoredFrames, staleFrames };
+  return { image, frames, commits, ignoredFrames, staleFrames, cutShort };
 }
 
 /**
