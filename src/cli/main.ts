@@ -5,17 +5,12 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { analyzeSession } from '../core/analyze.js';
-import type { Session } from '../core/model.js';
-import { openSessions } from '../hosts/open.js';
-import { openRef, releaseReaders, resolveArg } from '../hosts/registry.js';
-import { sessionReport, type Report, type RequestReport, type SessionReport } from '../report/json.js';
-import { attachPhux } from '../report/phux.js';
+import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { fleetCommand } from './fleet.js';
-import { renderReport, safe } from './text.js';
+import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
+import { LEGEND, renderSession, safe } from './text.js';
 
 const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE]
@@ -45,36 +40,22 @@ async function examples(root: string): Promise<Example[]> {
   return list.examples.map((e) => ({ path: resolve(root, e.path), requests: e.requests && resolve(root, e.requests) }));
 }
 
-/** Reads and analyzes the inputs into the version-1 report. Unreadable inputs go to `errors`. */
-export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
+/** The inputs of a run: the paths given (made absolute, duplicates dropped), or the bundled examples. */
+async function inputsOf(paths: string[], requestsDir: string | undefined, root: string): Promise<Input[]> {
   // `host:<id>` names a session, not a path; only paths are made absolute for de-duplication.
   const unique = [...new Set(paths.map((p) => (/^[a-z][a-z0-9-]+:/i.test(p) ? p : resolve(p))))];
-  const inputs: Example[] = paths.length ? unique.map((p) => ({ path: p, requests: requestsDir })) : await examples(root);
+  return paths.length ? unique.map((p) => ({ path: p, requests: requestsDir })) : examples(root);
+}
+
+/**
+ * Reads and analyzes the inputs into the version-1 report, all in memory (library use; the CLI
+ * streams with `sessionReports`). Unreadable inputs go to `errors`.
+ */
+export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
   const errors: string[] = [];
-  const sessions: Session[] = [];
-  const seen = new Set<string>();
-  for (const input of inputs) {
-    try {
-      // Wire mode matches a folder of bodies against the sessions of the whole input at once.
-      if (input.requests) {
-        sessions.push(...(await openSessions(input.path, { requestsDir: input.requests, env: process.env })));
-        continue;
-      }
-      const refs = await resolveArg(input.path, { env: process.env, home: homedir() });
-      // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
-      if (!refs.length) sessions.push(...(await openSessions(input.path, { env: process.env })));
-      for (const ref of refs) {
-        if (seen.has(ref.key)) continue;
-        seen.add(ref.key);
-        sessions.push(...(await openRef(ref)));
-      }
-    } catch (e) {
-      errors.push((e as Error).message);
-    }
-  }
-  releaseReaders();
-  const report: Report = { version: 1, sessions: sessions.map((s) => attachPhux(sessionReport(analyzeSession(s)), s)) };
-  return { report, errors };
+  const sessions: SessionReport[] = [];
+  for await (const s of sessionReports(await inputsOf(paths, requestsDir, root), { env: process.env, onError: (e) => errors.push(e) })) sessions.push(s);
+  return { report: { version: 1, sessions }, errors };
 }
 
 /** Where a request is, for messages: `file:line`, or `file (row)` for database rows (untrusted: pass through `safe`). */
@@ -83,21 +64,19 @@ function where(r: RequestReport): string {
 }
 
 /** Verdicts that fail `check`: an agent request's break for a cause other than cold start or model switch. */
-function failing(report: Report): string[] {
+function failing(s: SessionReport): string[] {
   const out: string[] = [];
-  for (const s of report.sessions) {
-    for (const r of s.requests) {
-      if (r.verdict === 'break' && r.kind === 'agent') {
-        out.push(`${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
-      }
+  for (const r of s.requests) {
+    if (r.verdict === 'break' && r.kind === 'agent') {
+      out.push(`${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
     }
   }
   return out;
 }
 
-/** Sessions nothing could be read from: no requests and at least one error. */
-function unreadable(report: Report): SessionReport[] {
-  return report.sessions.filter((s) => s.requests.length === 0 && s.diagnostics.some((d) => d.severity === 'error'));
+/** A session nothing could be read from: no requests and at least one error. */
+function unreadable(s: SessionReport): boolean {
+  return s.requests.length === 0 && s.diagnostics.some((d) => d.severity === 'error');
 }
 
 /** Runs the CLI; returns the exit code. */
@@ -131,25 +110,46 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     err('--html: the HTML timeline report is not available in this version yet (it comes with the webview). Use --json.');
     return 2;
   }
-  const { report, errors } = await buildReport(args.positionals, args.values.requests, root);
-  for (const e of errors) err(`prefix-lens: ${safe(e)}`);
-  const bad = unreadable(report);
+  const inputs = await inputsOf(args.positionals, args.values.requests, root);
+  let errors = 0;
+  let count = 0;
+  const bad: SessionReport[] = [];
+  const failed: string[] = [];
+  const json = args.values.json && command === 'analyze' ? new JsonReportWriter(out) : null;
+  const onError = (e: string) => {
+    errors++;
+    err(`prefix-lens: ${safe(e)}`);
+  };
+  // One session at a time: read, analyzed, written and released (memory follows the largest one).
+  for await (const s of sessionReports(inputs, { env: process.env, onError })) {
+    count++;
+    if (unreadable(s)) bad.push({ ...s, requests: [] });
+    if (command === 'check') failed.push(...failing(s));
+    else if (json) await json.session(s);
+    else {
+      if (count > 1) out('');
+      renderSession(s, out);
+    }
+  }
   if (command === 'check') {
     // A gate must not pass on input it could not read.
     for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
-    if (errors.length || bad.length) {
-      err(`prefix-lens: ${errors.length + bad.length} input(s) could not be read`);
+    if (errors || bad.length) {
+      err(`prefix-lens: ${errors + bad.length} input(s) could not be read`);
       return 2;
     }
-    const f = failing(report);
-    for (const line of f) out(line);
-    out(f.length ? `${f.length} request(s) break the cache` : `no cache breaks in ${report.sessions.length} session(s)`);
-    return f.length ? 1 : 0;
+    for (const line of failed) out(line);
+    out(failed.length ? `${failed.length} request(s) break the cache` : `no cache breaks in ${count} session(s)`);
+    return failed.length ? 1 : 0;
   }
-  if (args.values.json) out(JSON.stringify(report, null, 2));
-  else renderReport(report, out);
+  if (json) await json.end();
+  else if (!count) out('no sessions found');
+  else {
+    out('');
+    for (const line of LEGEND) out(line);
+  }
   // Nothing readable at all (every input missing or yielding only errors) is a failure.
-  return report.sessions.length === bad.length && (errors.length > 0 || bad.length > 0) ? 2 : 0;
+  return count === bad.length && (errors > 0 || bad.length > 0) ? 2 : 0;
 }
 
 if (require.main === module) {

@@ -67,9 +67,13 @@ export interface DiscoverOptions {
   paths?: Partial<Record<HostId, string[]>>;
 }
 
-/** Options of `open`. `requestsDir`: captured request bodies of that session (wire evidence). */
+/**
+ * Options of `open`. `requestsDir`: captured request bodies of that session (wire evidence).
+ * `env`: the environment the ref was discovered with (readers of this version do not need it).
+ */
 export interface OpenRefOptions {
   requestsDir?: string;
+  env?: NodeJS.ProcessEnv;
 }
 
 /** One host reader, as the registry lists it. */
@@ -89,6 +93,9 @@ export interface HostEntry {
   /** Folders to watch for new or changed sessions (they may not exist yet). */
   watchRoots(opts: DiscoverOptions): string[];
 }
+
+/** Alias of hostOf (the name the extension uses). */
+export const hostEntry = (id: string): HostEntry => hostOf(id);
 
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {

@@ -1,0 +1,119 @@
+/**
+ * The CLI's analysis pipeline in bounded memory: inputs → SessionRefs (registry) → one session at a
+ * time read, analyzed, turned into its report entry and released, so peak memory follows the
+ * largest session, not the number of sessions. Output writers take the entries one by one.
+ */
+import { homedir } from 'node:os';
+import { analyzeSession } from '../core/analyze.js';
+import type { Session } from '../core/model.js';
+import { openSessions } from '../hosts/open.js';
+import { openRef, releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
+import { sessionReport, type SessionReport } from '../report/json.js';
+import { attachPhux } from '../report/phux.js';
+
+/** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
+export interface Input {
+  path: string;
+  requests?: string;
+}
+
+/** Options of `sessionReports`. */
+export interface PipelineOptions {
+  env: NodeJS.ProcessEnv;
+  /** Unreadable inputs are reported here (message without the `prefix-lens:` prefix). */
+  onError: (message: string) => void;
+  /**
+   * Analyzes one ref into its report entries (e.g. through the result cache); defaults to reading
+   * and analyzing it in this thread.
+   */
+  analyzeRef?: (ref: SessionRef) => Promise<SessionReport[]>;
+}
+
+/** The report entry of one read session (analysis + phux context stream). */
+export function reportOf(s: Session): SessionReport {
+  return attachPhux(sessionReport(analyzeSession(s)), s);
+}
+
+/** Reads and analyzes one ref in this thread. */
+export async function analyzeRefDirect(ref: SessionRef): Promise<SessionReport[]> {
+  return (await openRef(ref)).map(reportOf);
+}
+
+/**
+ * Yields the report entry of every session the inputs name, in input order, holding one session
+ * at a time. A ref named by two inputs is analyzed once. Inputs with `requests` are read whole
+ * (bodies are matched against all sessions of the input at once; that is wire mode's debugging
+ * use, one session at a time in practice).
+ */
+export async function* sessionReports(inputs: Input[], opts: PipelineOptions): AsyncGenerator<SessionReport> {
+  const seen = new Set<string>();
+  const analyze = opts.analyzeRef ?? analyzeRefDirect;
+  try {
+    for (const input of inputs) {
+      let refs: SessionRef[];
+      try {
+        if (input.requests) {
+          for (const s of await openSessions(input.path, { requestsDir: input.requests, env: opts.env })) yield reportOf(s);
+          continue;
+        }
+        refs = await resolveArg(input.path, { env: opts.env, home: homedir() });
+        // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
+        if (!refs.length) for (const s of await openSessions(input.path, { env: opts.env })) yield reportOf(s);
+      } catch (e) {
+        opts.onError((e as Error).message);
+        continue;
+      }
+      for (const ref of refs) {
+        if (seen.has(ref.key)) continue;
+        seen.add(ref.key);
+        let reports: SessionReport[];
+        try {
+          reports = await analyze(ref);
+        } catch (e) {
+          opts.onError(`${ref.path}: ${(e as Error).message}`);
+          continue;
+        }
+        yield* reports;
+      }
+    }
+  } finally {
+    releaseReaders();
+  }
+}
+
+/**
+ * Streams `--json` (version 1) session by session. The bytes are exactly those of
+ * `JSON.stringify(report, null, 2)`: each session is serialized alone and indented into place,
+ * so no string ever holds more than one session.
+ */
+export class JsonReportWriter {
+  private pending: string | null = null;
+  private started = false;
+
+  /** @param write receives lines (without their newline), in order; awaited (backpressure) */
+  constructor(private readonly write: (line: string) => void | Promise<void>) {}
+
+  private async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.write('{\n  "version": 1,\n  "sessions": [');
+  }
+
+  /** Adds one session. The previous one is written now (it needs its comma). */
+  async session(s: SessionReport): Promise<void> {
+    await this.start();
+    if (this.pending !== null) await this.write(`${this.pending},`);
+    this.pending = `    ${JSON.stringify(s, null, 2).replace(/\n/g, '\n    ')}`;
+  }
+
+  /** Writes the last session and closes the document. */
+  async end(): Promise<void> {
+    if (!this.started) {
+      await this.write('{\n  "version": 1,\n  "sessions": []\n}');
+      return;
+    }
+    if (this.pending !== null) await this.write(this.pending);
+    this.pending = null;
+    await this.write('  ]\n}');
+  }
+}
