@@ -8,18 +8,21 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
+import { analyzeRefCached, defaultCacheDir } from '../cache/results.js';
+import type { SessionRef } from '../hosts/registry.js';
 import { fleetCommand } from './fleet.js';
 import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
 import { LEGEND, renderSession, safe } from './text.js';
 
 const USAGE = `usage:
-  prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE]
-  prefix-lens check [path…] [--requests DIR]
+  prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE] [--no-cache]
+  prefix-lens check [path…] [--requests DIR] [--no-cache]
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
 
-path: a Pi session (.jsonl) or a folder of them, pi:<id prefix> (pi: = the newest Pi session),
-an OpenCode data dir or opencode.db, opencode:<sessionID>, or a folder of captured request
-bodies (*.body.json). No path: the bundled example sessions.`;
+path: a Pi session (.jsonl), an OpenCode data dir or opencode.db, a folder of captured request
+bodies (*.body.json), or any folder with sessions below it (e.g. Pi's agent dir);
+pi:<id prefix> (pi: = the newest Pi session), opencode:<sessionID>. No path: the bundled
+example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).`;
 
 /** Bundled examples, listed in examples/index.json relative to the package root. */
 interface Example {
@@ -96,7 +99,13 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     args = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { json: { type: 'boolean' }, html: { type: 'string' }, requests: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        json: { type: 'boolean' },
+        html: { type: 'string' },
+        requests: { type: 'string' },
+        'no-cache': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
     });
   } catch (e) {
     err(`${(e as Error).message}\n${USAGE}`);
@@ -121,7 +130,10 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     err(`prefix-lens: ${safe(e)}`);
   };
   // One session at a time: read, analyzed, written and released (memory follows the largest one).
-  for await (const s of sessionReports(inputs, { env: process.env, onError })) {
+  // Results are cached per session file ($XDG_CACHE_HOME/prefix-lens); --no-cache reads everything.
+  const cacheDir = defaultCacheDir(process.env);
+  const analyzeRef = args.values['no-cache'] ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir });
+  for await (const s of sessionReports(inputs, { env: process.env, onError, analyzeRef })) {
     count++;
     if (unreadable(s)) bad.push({ ...s, requests: [] });
     if (command === 'check') failed.push(...failing(s));
