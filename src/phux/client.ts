@@ -16,9 +16,9 @@ import { displayText } from './sanitize.js';
 
 /** Default local timeout for one `agent list` call, ms (phux `DEFAULT_CONTEXT_TIMEOUT_MS`, reference/phux.md §2.2). */
 export const DEFAULT_FLEET_TIMEOUT_MS = 1_000;
-/** Default cap on stdout, bytes (1 MiB). Output beyond it kills the child and gives `invalid`/`too-large`. */
+/** Default cap on stdout, bytes (1 MiB). Output beyond it kills the child's group and gives `invalid`/`too-large`. */
 export const DEFAULT_FLEET_MAX_BYTES = 1_048_576;
-/** Cap on stderr, bytes: prose only, the first lines are enough. */
+/** Cap on stderr, bytes: prose only, the first lines are enough; the rest is drained and dropped (never `too-large`). */
 const MAX_STDERR_BYTES = 64 * 1024;
 
 /** The calm states a fleet query ends in. */
@@ -54,7 +54,10 @@ export interface FleetClientOptions {
   bin?: string;
   /** Server socket passed as `--socket S`. Default: `env.PHUX_SOCKET` when set (else phux picks its own default). */
   socket?: string;
-  /** Local timeout, ms; the child is killed (SIGKILL) when it expires. Default 1 000. */
+  /**
+   * Local timeout, ms. Default 1 000. It holds whatever the process tree does: when it expires the
+   * child's process group is killed (SIGKILL) and our ends of the pipes are closed.
+   */
   timeoutMs?: number;
   /** stdout cap, bytes; beyond it the child is killed and the result is `invalid` (`too-large`). Default 1 MiB. */
   maxBytes?: number;
@@ -82,6 +85,7 @@ export function agentListArgs(socket?: string): string[] {
  *   the other exit-1 arms, "server closed the connection …", land here too, message kept);
  * - spawn ENOENT/EACCES → `not-installed`;
  * - timeout → `timeout` ("phux did not answer in 1 s");
+ * - phux exited but a descendant keeps stdout open → after 100 ms what phux wrote is the answer;
  * - stdout over `maxBytes` → `invalid` (`too-large`); any other exit code or signal → `invalid` (`exit`).
  * Never throws.
  */
@@ -101,35 +105,58 @@ export async function fetchFleet(options: FleetClientOptions = {}): Promise<Flee
   try {
     child = execa(bin, agentListArgs(socket), {
       reject: false,
-      encoding: 'buffer',
+      // The streams are read here, each with its own cap, so a flood on stderr is not "stdout too large".
+      buffer: false,
       stdin: 'ignore',
-      timeout: timeoutMs,
       killSignal: 'SIGKILL',
-      maxBuffer: { stdout: maxBytes, stderr: MAX_STDERR_BYTES },
       env: options.env,
       extendEnv: true,
       windowsHide: true,
-      // Own process group, so a timeout can kill what phux (or a wrapper script) started too:
-      // a grandchild holding stdout open would otherwise keep us waiting past the bound.
+      // Own process group, so the deadline can kill what phux (or a wrapper script) started too.
       detached: process.platform !== 'win32',
     });
   } catch (err) {
     // execa validates options synchronously; a bad option is a programming error, but stay calm.
     return invalid('exit', `could not start phux: ${errorText(err)}`, elapsed());
   }
-  let killedGroup = false;
-  const groupKill = setTimeout(() => {
-    killedGroup = true;
+  const out = capture(child.stdout, maxBytes);
+  const err = capture(child.stderr, MAX_STDERR_BYTES);
+  const killGroup = (): void => {
     try {
       if (child.pid && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
     } catch {
       /* the group is already gone */
     }
-  }, timeoutMs);
+  };
+  // The bound holds whatever the process tree does: at the deadline the group is killed and the
+  // pipes are closed on our side, even if a grandchild in another session still holds them.
+  let timedOut = false;
+  let deadline: NodeJS.Timeout | undefined;
+  const expired = new Promise<void>((resolve) => {
+    deadline = setTimeout(() => {
+      timedOut = true;
+      resolve();
+    }, timeoutMs);
+  });
+  // Once phux itself has exited, a descendant that keeps its stdout open gets a short grace, then
+  // what was written is taken as the answer.
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const drained = Promise.all([out.done, err.done]).then(() => undefined);
+  const tooLarge = out.overflow.then(() => undefined);
+  await Promise.race([
+    expired,
+    tooLarge,
+    Promise.race([drained, exited.then(() => Promise.race([drained, sleep(EXIT_GRACE_MS)]))]),
+  ]);
+  clearTimeout(deadline);
+  const overflowed = out.overflowed();
+  if (timedOut || overflowed || !out.ended() || !err.ended()) killGroup();
+  out.stop();
+  err.stop();
   const r = await child;
-  clearTimeout(groupKill);
-  const stdout = Buffer.from(r.stdout ?? new Uint8Array()).toString('utf8');
-  const stderr = Buffer.from(r.stderr ?? new Uint8Array()).toString('utf8');
+  const stdout = out.text();
+  const stderr = err.text();
 
   if (r.code === 'ENOENT' || r.code === 'EACCES') {
     const what = r.code === 'ENOENT' ? 'was not found' : 'is not executable';
@@ -140,7 +167,7 @@ export async function fetchFleet(options: FleetClientOptions = {}): Promise<Flee
       elapsedMs: elapsed(),
     };
   }
-  if (r.timedOut || killedGroup) {
+  if (timedOut) {
     return {
       state: 'timeout',
       panes: [],
@@ -149,8 +176,8 @@ export async function fetchFleet(options: FleetClientOptions = {}): Promise<Flee
       elapsedMs: elapsed(),
     };
   }
-  if (r.isMaxBuffer) {
-    return invalid('too-large', `phux output exceeded ${maxBytes} bytes and was cut off`, elapsed());
+  if (overflowed) {
+    return invalid('too-large', `phux output exceeded ${maxBytes} bytes on stdout and was cut off`, elapsed());
   }
   if (r.exitCode === 1) {
     return {
@@ -171,11 +198,61 @@ export async function fetchFleet(options: FleetClientOptions = {}): Promise<Flee
     state: 'ok',
     panes: parsed.list.agents,
     document: parsed.list,
-    warnings: stderr
-      .split('\n')
-      .map((l) => displayText(l, 400))
-      .filter((l) => l.length > 0),
+    warnings: [
+      ...stderr
+        .split('\n')
+        .map((l) => displayText(l, 400))
+        .filter((l) => l.length > 0),
+      ...(err.overflowed() ? [`(stderr cut at ${MAX_STDERR_BYTES / 1024} KiB)`] : []),
+    ],
     elapsedMs: elapsed(),
+  };
+}
+
+/** How long stdout may stay open after phux exited (a descendant holding it), ms. */
+const EXIT_GRACE_MS = 100;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Collects a child's stream up to `cap` bytes. Beyond the cap the bytes are dropped (stderr keeps
+ * draining, so the child never blocks on a full pipe) and `overflow` resolves; `stop` closes our end.
+ */
+function capture(stream: NodeJS.ReadableStream & { destroy(): void }, cap: number) {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let over = false;
+  let end = false;
+  let onOverflow: () => void = () => {};
+  const overflow = new Promise<void>((resolve) => (onOverflow = resolve));
+  const done = new Promise<void>((resolve) => {
+    stream.on('data', (c: Buffer) => {
+      if (bytes + c.length > cap) {
+        if (bytes < cap) chunks.push(c.subarray(0, cap - bytes));
+        bytes = cap;
+        if (!over) {
+          over = true;
+          onOverflow();
+        }
+        return;
+      }
+      chunks.push(c);
+      bytes += c.length;
+    });
+    stream.on('end', () => {
+      end = true;
+      resolve();
+    });
+    stream.on('close', () => resolve());
+    stream.on('error', () => resolve());
+  });
+  return {
+    done,
+    overflow,
+    overflowed: () => over,
+    ended: () => end,
+    stop: () => stream.destroy(),
+    text: () => Buffer.concat(chunks).toString('utf8'),
   };
 }
 
