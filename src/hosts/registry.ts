@@ -14,6 +14,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { readCaptureSession } from './capture/index.js';
+import { checkSessionNumbers } from './numbers.js';
 import { locateOpenCode } from './opencode/locate.js';
 import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, releaseOpenCodeStores } from './opencode/discover.js';
 import { piRef } from './pi/discover.js';
@@ -328,9 +329,9 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
   return findSessions(arg);
 }
 
-/** Reads one ref with its host's reader. */
-export function openRef(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]> {
-  return hostOf(ref.host).open(ref, opts);
+/** Reads one ref with its host's reader; times and token counts are checked at this boundary (numbers.ts). */
+export async function openRef(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]> {
+  return (await hostOf(ref.host).open(ref, opts)).map(checkSessionNumbers);
 }
 
 /** Frees what readers keep open between `open` calls (OpenCode's database). Call after a batch. */

@@ -13,7 +13,9 @@
  * wire API of a custom provider inferred store-wide when the session itself does not tell).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { parseBounded } from '../../core/depth.js';
+import { ownGet } from '../../core/own.js';
+import { FILE_LIMITS, readRegularText } from '../files.js';
 import { basename, join } from 'node:path';
 import type { Database } from 'sql.js';
 import type { Diagnostic, Session } from '../../core/model.js';
@@ -139,13 +141,24 @@ export async function listJsonSessions(storage: string): Promise<SessionRef[]> {
     }
   };
   for (const project of list(join(storage, 'session'))) {
-    for (const name of list(join(storage, 'session', project))) {
+    const projectDir = join(storage, 'session', project);
+    let sessionNames: string[];
+    try {
+      sessionNames = readdirSync(projectDir).sort();
+    } catch (e) {
+      // A project entry that is a file (or unreadable) hides its sessions: keep it as a ref that
+      // opens to a diagnostic, so they do not vanish without a word.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') out.push(unlistableRef(storage, projectDir, (e as Error).message));
+      continue;
+    }
+    for (const name of sessionNames) {
       if (!name.endsWith('.json')) continue;
       const file = join(storage, 'session', project, name);
       const id = name.slice(0, -5);
       let info: Record<string, unknown> = {};
       try {
-        info = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+        const v = parseBounded(await readRegularText(file, FILE_LIMITS.small)).value;
+        if (v && typeof v === 'object' && !Array.isArray(v)) info = v as Record<string, unknown>;
       } catch {
         // read (and reported) when the session is opened
       }
@@ -180,6 +193,25 @@ export async function listJsonSessions(storage: string): Promise<SessionRef[]> {
     }
   }
   return out;
+}
+
+/** Marks a ref that stands for a legacy project folder that cannot be listed (see openOpenCodeRef). */
+const UNLISTABLE = 'unlistable:';
+
+function unlistableRef(storage: string, dir: string, why: string): SessionRef {
+  return {
+    host: 'opencode',
+    key: `opencode-folder:${dir}`,
+    path: storage,
+    id: `${basename(dir)} (unread)`,
+    title: null,
+    firstPrompt: null,
+    project: null,
+    mtimeMs: 0,
+    size: 0,
+    parentId: null,
+    stamp: `${UNLISTABLE}${dir}\u0000${why}`,
+  };
 }
 
 /**
@@ -222,6 +254,10 @@ export async function openOpenCodeRef(ref: SessionRef): Promise<Session[]> {
   let stored: StoredSession[];
   let storeDiagnostics: Diagnostic[] = [];
   let apisOf: () => Map<string, OpenCodeApi>;
+  if (ref.stamp?.startsWith(UNLISTABLE)) {
+    const [dir, why] = ref.stamp.slice(UNLISTABLE.length).split('\u0000');
+    return [failed(ref, `${dir}: cannot list this session folder (${why}); the sessions it should hold are not read`, [])];
+  }
   if (statSafe(ref.path)?.isDirectory()) {
     const read = readJsonStore(ref.path, { sessionId: ref.id });
     stored = read.sessions;
@@ -237,7 +273,7 @@ export async function openOpenCodeRef(ref: SessionRef): Promise<Session[]> {
   if (!stored.length) return [failed(ref, `session ${ref.id} not found in ${ref.path}`, storeDiagnostics)];
   const local = inferApis(stored);
   const providers = new Set(stored.flatMap((x) => x.messages.filter((m) => m.info.role === 'assistant').map((m) => (m.info as { providerID: string }).providerID)));
-  const apis = [...providers].every((p) => Boolean(KNOWN_APIS[p])) ? local : apisOf();
+  const apis = [...providers].every((p) => Boolean(ownGet(KNOWN_APIS, p))) ? local : apisOf();
   return stored.map((x) => {
     const r = normalizeSession(x, { apis });
     r.session.diagnostics.unshift(...storeDiagnostics.filter((d) => d.file === r.session.path || d.file.startsWith(`${r.session.path}-`)));

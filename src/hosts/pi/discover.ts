@@ -8,7 +8,8 @@
  * (`session_info` entry) when one lies in the head or tail window. A name set in the middle of a
  * long session is only known after analysis.
  */
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { openRegular } from '../files.js';
 import { basename, dirname } from 'node:path';
 import type { SessionRef } from '../registry.js';
 import { decodeCwdDir } from './locate.js';
@@ -30,7 +31,7 @@ export interface PiPeek {
 
 /** Reads up to `len` bytes at `pos`. */
 async function readAt(file: string, pos: number, len: number): Promise<Buffer> {
-  const fh = await open(file, 'r');
+  const { handle: fh } = await openRegular(file); // never blocks on a FIFO put in the file's place
   try {
     const buf = Buffer.alloc(len);
     const { bytesRead } = await fh.read(buf, 0, len, pos);
