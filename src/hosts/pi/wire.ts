@@ -16,6 +16,9 @@
  *  3. the rest by order: assistant entries are appended in send order, so an unmatched entry takes
  *     the first unmatched agent body of the same api and model between its matched neighbours,
  *     preferring one whose messages count equals the reconstructed count.
+ * Matches 2 and 3 also need the body's first message to be the entry's (the reconstruction sends
+ * the same bytes): bodies of another session on the same model (a common case with real model
+ * ids) must not be taken for this one's.
  */
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -155,6 +158,17 @@ interface Assistant {
   responseId?: string;
   /** Reconstructed messages count (for tie-breaks). */
   messages?: number;
+  /** Bytes of the first messages-segment block of the reconstructed request, when it has one. */
+  first?: Uint8Array;
+}
+
+/** Bytes of the first messages-segment block of a chain (walks from the start; the head is short). */
+function firstMessageBytes(tail: LlmRequest['tail']): Uint8Array | undefined {
+  for (let d = 1; tail && d <= tail.depth; d++) {
+    const b = tail.at(d)!.block;
+    if (b.segment === 'messages') return b.bytes;
+  }
+  return undefined;
 }
 
 /**
@@ -164,7 +178,12 @@ interface Assistant {
 export function matchBodies(bodies: PiBody[], assistants: Assistant[]): Map<PiEntryRec, number> {
   const taken = new Set<number>();
   const pos = new Map<PiEntryRec, number>();
-  const agentOk = (i: number, a: Assistant) => bodies[i].kind === 'agent' && bodies[i].wire !== undefined && bodies[i].api === a.api && !taken.has(i);
+  const sameStart = (i: number, a: Assistant) => {
+    const b = bodies[i].wire?.blocks.find((x) => x.segment === 'messages')?.bytes;
+    return !a.first || !b || Buffer.compare(a.first, b) === 0;
+  };
+  const agentOk = (i: number, a: Assistant) =>
+    bodies[i].kind === 'agent' && bodies[i].wire !== undefined && bodies[i].api === a.api && !taken.has(i) && sameStart(i, a);
   // 1 + 2: anchors by response id.
   for (const a of assistants) {
     if (!a.responseId) continue;
@@ -223,6 +242,7 @@ export async function wireRequests(read: PiRead, recon: Reconstruction, dir: str
     model: r.model,
     responseId: r.responseId,
     messages: recon.messageCounts.get(r),
+    first: firstMessageBytes(r.tail),
   }));
   const pos = matchBodies(bodies, assistants);
   if (bodies.length && assistants.length && pos.size === 0) {

@@ -5,6 +5,8 @@ import { readPiSession } from '../../../src/hosts/pi/index.js';
 
 describe('pi reader: --requests from another session', () => {
   it('ignores bodies none of which matches an assistant entry, with an error naming the folder', async () => {
+    // Both recordings have claude-sonnet-4-5 requests on anthropic-messages: matching by order,
+    // api and model alone took 35 OpenCode bodies for this session's (48 requests instead of 13).
     const dir = 'test/fixtures/pi/main/agent/sessions/--home-user-pi-lab-main-project--';
     const file = join(dir, readdirSync(dir)[0]);
     const s = await readPiSession(file, { requestsDir: 'test/fixtures/opencode/requests' });
