@@ -57,17 +57,19 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
   for (const n of s.requests.flatMap((r) => r.notes)) counts.set(n, (counts.get(n) ?? 0) + 1);
   for (const [n, c] of counts) if (c > 1 || s.requests.length === 1) out(`  note: ${safe(n)}`);
   out('');
+  // The model column fits the longest model id with its kind (`claude-sonnet-4-5 (summary)`), within 22..40.
+  const modelText = (r: SessionReport['requests'][number]) => safe(r.model) + (r.kind === 'agent' ? '' : ` (${r.kind})`);
+  const modelWidth = Math.min(40, Math.max(22, ...s.requests.map((r) => modelText(r).length)));
   out(
-    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], 22), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 22), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
+    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], modelWidth), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 22), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
   );
   for (const r of s.requests) {
-    const kind = r.kind === 'agent' ? '' : ` (${r.kind})`;
     const u = r.usage;
     out(
       [
         pad(String(r.index), 4, true),
         pad(time(r.time), 8),
-        pad(safe(r.model) + kind, 22),
+        pad(modelText(r), modelWidth),
         pad(tokens(u?.cacheRead), 7, true),
         pad(tokens(u?.cacheWrite), 7, true),
         pad(tokens(u?.uncached), 8, true),
