@@ -148,12 +148,12 @@ step() {
 
 scenario_main() {
   SCENARIO_ENV=()
-  step 1 1 "new session (openai-completions)" -- -p --model fake-openai/fake-gpt "Hello pi. Say hi."
+  step 1 1 "new session (openai-completions)" -- -p --model fake-openai/gpt-5 "Hello pi. Say hi."
   step 2 2 "tool call (read)" -- -p --continue "Please read hello.txt and tell me what it says."
   step 3 1 "hidden phux context: checkpoint seq 1" PI_LAB_PHUX=1 -- -p --continue "Third turn, with the phux fleet context attached."
   step 4 0 "label + session name + custom entry (no request)" -- -p --continue "/lab-label greeting"
   step 5 1 "switch to anthropic-messages (setModel); phux delta seq 2" PI_LAB_PHUX=1 -- \
-    -p --continue "/lab-model fake-anthropic/fake-claude" "Now answer as the anthropic fake model."
+    -p --continue "/lab-model fake-anthropic/claude-sonnet-4-5" "Now answer as the anthropic fake model."
   SESSION_FILE=$(session_file)
   step 6 2 "anthropic tool call, session opened with --session" -- -p --session "$SESSION_FILE" "Please read notes.md now."
   step 7 1 "thinking level high; phux delta seq 3" PI_LAB_PHUX=1 -- -p --continue "/lab-thinking high" "Think hard about this one."
@@ -162,23 +162,23 @@ scenario_main() {
   step 9 2 "branch back to assistant 1 with summary (phux forced checkpoint seq 6), prompt (phux delta seq 7)" PI_LAB_PHUX=1 -- \
     -p --continue "/lab-branch 1" "Prompt on a new branch after navigating back."
   step 10 2 "switch to openai-responses (setModel), tool call" -- \
-    -p --continue "/lab-model fake-responses/fake-resp" "Hello responses API, please read hello.txt"
+    -p --continue "/lab-model fake-responses/gpt-5-codex" "Hello responses API, please read hello.txt"
   step 11 1 "--model with --continue (pi writes no model_change)" -- \
-    -p --continue --model fake-openai/fake-gpt "Back on chat completions via --model flag."
+    -p --continue --model fake-openai/gpt-5 "Back on chat completions via --model flag."
 }
 
 scenario_long() {
   SCENARIO_ENV=(PI_CACHE_RETENTION=long) # anthropic ttl 1h; OpenAI prompt_cache_key + retention 24h
   step 1 1 "new session on anthropic-messages, long cache retention" -- \
-    -p --model fake-anthropic/fake-claude --thinking off "Hello with long cache retention."
+    -p --model fake-anthropic/claude-sonnet-4-5 --thinking off "Hello with long cache retention."
   step 2 2 "two prompts in one process" -- -p --continue "Second prompt." "Third prompt in the same process."
   step 3 1 "AGENTS.md edited mid-session (system prompt changes)" \
     --pre "echo 'Edited line: the system prompt changes now.' >>AGENTS.md" -- -p --continue "Turn after AGENTS.md edit."
   step 4 2 "HTTP 500, then pi's agent-level retry" -- -p --continue "FAIL500 once please"
   step 5 1 "switch to openai-completions (setModel)" -- \
-    -p --continue "/lab-model fake-openai/fake-gpt" "Hello completions with long retention."
+    -p --continue "/lab-model fake-openai/gpt-5" "Hello completions with long retention."
   step 6 1 "switch to openai-responses (setModel)" -- \
-    -p --continue "/lab-model fake-responses/fake-resp" "Hello responses with long retention."
+    -p --continue "/lab-model fake-responses/gpt-5-codex" "Hello responses with long retention."
 }
 
 # --- one scenario: server, config, project, steps, finalize ------------------------------------------
@@ -193,7 +193,7 @@ write_config() {
       "api": "openai-completions",
       "apiKey": "fake-key-openai",
       "models": [
-        { "id": "fake-gpt", "name": "Fake GPT (chat completions)", "contextWindow": 128000, "maxTokens": 16384,
+        { "id": "gpt-5", "name": "GPT-5 (scripted, chat completions)", "contextWindow": 128000, "maxTokens": 16384,
           "cost": { "input": 1.25, "output": 10, "cacheRead": 0.125, "cacheWrite": 0 } }
       ]
     },
@@ -202,7 +202,7 @@ write_config() {
       "api": "anthropic-messages",
       "apiKey": "fake-key-anthropic",
       "models": [
-        { "id": "fake-claude", "name": "Fake Claude (messages)", "reasoning": true, "contextWindow": 200000, "maxTokens": 64000,
+        { "id": "claude-sonnet-4-5", "name": "Claude Sonnet 4.5 (scripted, messages)", "reasoning": true, "contextWindow": 200000, "maxTokens": 64000,
           "cost": { "input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75 } }
       ]
     },
@@ -211,7 +211,7 @@ write_config() {
       "api": "openai-responses",
       "apiKey": "fake-key-responses",
       "models": [
-        { "id": "fake-resp", "name": "Fake Responses", "contextWindow": 128000, "maxTokens": 16384,
+        { "id": "gpt-5-codex", "name": "GPT-5-Codex (scripted, responses)", "contextWindow": 128000, "maxTokens": 16384,
           "cost": { "input": 1.25, "output": 10, "cacheRead": 0.125, "cacheWrite": 0 } }
       ]
     }

@@ -96,8 +96,8 @@ async function makeProject(name, extraConfig = {}) {
     $schema: 'https://opencode.ai/config.json',
     autoupdate: false,
     share: 'disabled',
-    model: 'fake/fake-model',
-    small_model: 'fake/fake-model',
+    model: 'fake/gpt-5-mini',
+    small_model: 'fake/gpt-5-mini',
     ...extraConfig,
     provider: {
       fake: {
@@ -105,15 +105,15 @@ async function makeProject(name, extraConfig = {}) {
         name: 'Fake OpenAI-compatible',
         options: { baseURL: `http://127.0.0.1:${PORT}/v1`, apiKey: 'sk-fake' },
         models: {
-          'fake-model': { name: 'Fake Model', ...model({ context: 200000, output: 8000 }) },
-          'fake-model-b': { name: 'Fake Model B', ...model({ context: 200000, output: 8000 }) },
+          'gpt-5-mini': { name: 'GPT-5 mini (scripted)', ...model({ context: 200000, output: 8000 }) },
+          'gpt-4.1': { name: 'GPT-4.1 (scripted)', ...model({ context: 200000, output: 8000 }) },
         },
       },
       fakeant: {
         npm: '@ai-sdk/anthropic',
         name: 'Fake Anthropic',
         options: { baseURL: `http://127.0.0.1:${PORT}/v1`, apiKey: 'sk-ant-fake' },
-        models: { 'claude-fake-4': { name: 'Claude Fake', ...model({ context: 200000, output: 8000 }) } },
+        models: { 'claude-sonnet-4-5': { name: 'Claude Sonnet 4.5 (scripted)', ...model({ context: 200000, output: 8000 }) } },
       },
     },
   };
@@ -236,11 +236,11 @@ async function main() {
   sessions.basic = await run(proj, w('Hello, this is turn one.'));
   await run(proj, ['READ_FILE', notes(proj), 'and', 'summarize'], { args: ['--continue'] });
   await run(proj, w('Turn three, plain.'), { args: ['--continue'] });
-  await run(proj, w('Turn four on another model.'), { args: ['--continue', '-m', 'fake/fake-model-b'] });
-  await run(proj, w('Turn five back on the first model.'), { args: ['--continue', '-m', 'fake/fake-model'] });
+  await run(proj, w('Turn four on another model.'), { args: ['--continue', '-m', 'fake/gpt-4.1'] });
+  await run(proj, w('Turn five back on the first model.'), { args: ['--continue', '-m', 'fake/gpt-5-mini'] });
 
   // ---- anthropic: Messages API with cache_control breakpoints; read tool; task tool → child session
-  const ant = ['-m', 'fakeant/claude-fake-4'];
+  const ant = ['-m', 'fakeant/claude-sonnet-4-5'];
   sessions.anthropic = await run(proj, w('Anthropic turn one.'), { args: ant });
   await run(proj, ['READ_FILE', notes(proj)], { args: ['--continue', ...ant] });
   await run(proj, w('SUBTASK please delegate'), { args: ['--continue', ...ant] });
@@ -287,7 +287,7 @@ async function main() {
   if (!up) throw new Failure('opencode serve did not answer within 60 s (see runs/serve.log in the lab)');
   let summarized = '';
   for (let i = 0; i < 5 && summarized !== 'true'; i++) {
-    summarized = await http('POST', `${base}/session/${sid}/summarize?${q}`, { providerID: 'fake', modelID: 'fake-model', auto: false }).catch((e) => String(e.message));
+    summarized = await http('POST', `${base}/session/${sid}/summarize?${q}`, { providerID: 'fake', modelID: 'gpt-5-mini', auto: false }).catch((e) => String(e.message));
     if (summarized !== 'true') await sleep(3000);
   }
   if (summarized !== 'true') throw new Failure(`POST /session/${sid}/summarize did not succeed: ${summarized}`);
@@ -333,8 +333,8 @@ async function main() {
 }
 
 const SCENARIOS = {
-  basic: 'openai-compatible `fake/fake-model`: new session, `read` tool call, `--continue` turns, switch to `fake/fake-model-b` and back',
-  anthropic: '`@ai-sdk/anthropic` `fakeant/claude-fake-4` (`/v1/messages`, cache_control breakpoints): `read` tool call, `task` tool → child session',
+  basic: 'openai-compatible `fake/gpt-5-mini`: new session, `read` tool call, `--continue` turns, switch to `fake/gpt-4.1` and back',
+  anthropic: '`@ai-sdk/anthropic` `fakeant/claude-sonnet-4-5` (`/v1/messages`, cache_control breakpoints): `read` tool call, `task` tool → child session',
   compaction: 'auto compaction (reported prompt near the limit) + "Continue…" message, then manual compaction and one more turn through `opencode serve`',
   phuxV1: 'plugin `phux-v1.mjs`: phux context appended as a synthetic `prt_z…` part to the user message (tail); compaction with the compacting hook',
   phuxV2: 'plugin `phux-v2.mjs`: latest phux context pushed into the system prompt on every request (2nd system message)',

@@ -37,7 +37,7 @@ describe('analysis of the recorded Pi main scenario', () => {
     assert.match(a.requests[8].causes[0].detail, /^compaction/);
     assert.match(a.requests[9].causes[0].detail, /^branch/);
     assert.equal(a.requests[9].causes[1].detail, 'thinking: high → off');
-    // Back on fake-gpt after the detour: compared with its own lineage's last entry (#4).
+    // Back on gpt-5 after the detour: compared with its own lineage's last entry (#4).
     assert.equal(a.requests[12].matched, 4);
   });
 
@@ -50,9 +50,9 @@ describe('analysis of the recorded Pi main scenario', () => {
   it('reconstructed: usage sums and break cost from Pi\'s own prices', async () => {
     const a = await analyze('main', false);
     const t = a.totals;
-    assert.deepEqual([t.uncached, t.cacheRead, t.cacheWrite, t.output], [5971, 19125, 4993, 193]);
+    assert.deepEqual([t.uncached, t.cacheRead, t.cacheWrite, t.output], [5971, 19124, 4994, 198]);
     assert.equal(t.breaks, 3);
-    assert.equal(t.lostTokens, 2446);
+    assert.equal(t.lostTokens, 2445);
     assert.equal(t.costUSD.toFixed(5), '0.00695');
   });
 
@@ -64,9 +64,9 @@ describe('analysis of the recorded Pi main scenario', () => {
     );
     const offsets = a.requests.filter((r) => r.break && r.request.kind === 'agent').map((r) => [r.request.index, r.break!.path, r.break!.byteOffset]);
     assert.deepEqual(offsets, [
-      [11, 'messages[0].content[0].text', 84],
-      [13, 'messages[2].content[0].text', 246],
-      [16, 'messages[3].content[0].text', 3462],
+      [11, 'messages[0].content[0].text', 90],
+      [13, 'messages[2].content[0].text', 249],
+      [16, 'messages[3].content[0].text', 3456],
     ]);
   });
 });
@@ -76,7 +76,7 @@ describe('analysis of the recorded Pi long scenario (PI_CACHE_RETENTION=long)', 
     const a = await analyze('long', true);
     assert.deepEqual(a.requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'break', 'unknown', 'hit', 'model-switch', 'model-switch']);
     const r = a.requests[3];
-    assert.deepEqual([r.break!.segment, r.break!.blockIndex, r.break!.path, r.break!.byteOffset], ['system', 0, 'system[0].text', 3292]);
+    assert.deepEqual([r.break!.segment, r.break!.blockIndex, r.break!.path, r.break!.byteOffset], ['system', 0, 'system[0].text', 3316]);
     assert.equal(r.causes[0].kind, 'system-changed');
     assert.match(r.causes[0].detail, /line 38: Edited line: the system prompt changes now\./);
   });

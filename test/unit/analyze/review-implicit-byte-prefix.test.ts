@@ -12,7 +12,7 @@ describe('review: implicit caching reads into the first changed block', () => {
   it('a date changed at the end of the system prompt: expected read 1536, not 0', async () => {
     const dir = captureDir(PI_MAIN, [
       ['002-openai-completions'],
-      ['003-openai-completions', (b) => (b.messages[0].content = b.messages[0].content.replace('2026-11-30', '2026-12-01'))],
+      ['003-openai-completions', (b) => (b.messages[0].content = b.messages[0].content.replace(/Current date: \d{4}-\d{2}-\d{2}/, 'Current date: 2020-01-01'))],
     ]);
     const r = analyzeSession(await readCaptureSession(dir)).requests[1];
     assert.equal(r.verdict, 'break');

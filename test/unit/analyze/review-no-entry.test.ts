@@ -7,10 +7,10 @@ import { analyzeSession } from '../../../src/core/analyze.js';
 import { readCaptureSession } from '../../../src/hosts/capture/index.js';
 
 describe('review: no entry, no break', () => {
-  it('the branch summary #12 (1767 tokens) after summaries of 352 and 425 tokens is cold, not a break', async () => {
+  it('the branch summary #12 (1767 tokens) after summaries of 351 and 425 tokens is cold, not a break', async () => {
     const a = analyzeSession(await readCaptureSession('test/fixtures/pi/main/requests'));
     const [s9, s10, s12] = [a.requests[8], a.requests[9], a.requests[11]];
-    assert.deepEqual([s9.promptTokens, s10.promptTokens], [352, 425]);
+    assert.deepEqual([s9.promptTokens, s10.promptTokens], [351, 425]);
     // Below the 1024-token minimum, #9 and #10 wrote no entry; #12 was a 'break' against #10 and
     // counted in the session's breaks.
     assert.equal(s12.verdict, 'cold');

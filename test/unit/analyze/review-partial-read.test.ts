@@ -13,7 +13,7 @@ const at = (ms: number) => (m: any) => {
   m.receivedAt = new Date(Date.parse('2026-11-30T09:00:00Z') + ms).toISOString();
 };
 const usage = (read: number) => (m: any) => {
-  m.usage = { prompt_tokens: 2231, completion_tokens: 5, total_tokens: 2236, prompt_tokens_details: { cached_tokens: read } };
+  m.usage = { prompt_tokens: 2230, completion_tokens: 5, total_tokens: 2235, prompt_tokens_details: { cached_tokens: read } };
 };
 
 describe('review: a partial read refreshes only the part read', () => {
@@ -28,7 +28,7 @@ describe('review: a partial read refreshes only the part read', () => {
     // #1: that idled 15 min (> ~10). It used to count as refreshed whole: 'hit', expected 2176, 0 lost.
     assert.deepEqual(a.requests.map((r) => r.verdict), ['cold', 'break', 'ttl-expired']);
     assert.equal(a.requests[2].expectedRead, 1536);
-    // #1's 2231 tokens in 128-token steps (2176) minus the 1536 read.
+    // #1's 2230 tokens in 128-token steps (2176) minus the 1536 read.
     assert.equal(a.requests[2].lostTokens, 640);
   });
 });

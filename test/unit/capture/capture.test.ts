@@ -15,13 +15,13 @@ describe('capture folder reader', () => {
       ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:cold', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
     );
     const t = a.totals;
-    assert.deepEqual([t.uncached, t.cacheRead, t.cacheWrite, t.output, t.lostTokens], [6748, 19125, 6760, 344, 2446]);
+    assert.deepEqual([t.uncached, t.cacheRead, t.cacheWrite, t.output, t.lostTokens], [6747, 19124, 6765, 349, 2445]);
     assert.deepEqual(
       a.requests.filter((r) => r.break && r.request.kind === 'agent').map((r) => [r.request.index, r.break!.path, r.break!.byteOffset]),
       [
-        [11, 'messages[0].content[0].text', 84],
-        [13, 'messages[2].content[0].text', 246],
-        [16, 'messages[3].content[0].text', 3462],
+        [11, 'messages[0].content[0].text', 90],
+        [13, 'messages[2].content[0].text', 249],
+        [16, 'messages[3].content[0].text', 3456],
       ],
     );
   });

@@ -31,10 +31,10 @@ describe('prefix-lens CLI', () => {
     const compaction = main.requests[10];
     assert.deepEqual(
       [compaction.index, compaction.line, compaction.kind, compaction.verdict, compaction.break?.segment, compaction.break?.blockIndex, compaction.break?.byteOffset],
-      [11, 33, 'agent', 'break', 'messages', 0, 84],
+      [11, 33, 'agent', 'break', 'messages', 0, 90],
     );
     assert.equal(compaction.causes[0].kind, 'history-rewritten');
-    assert.equal(compaction.prefixHash, 'f721bee11b9a');
+    assert.equal(compaction.prefixHash, 'fb7f2238d3b2');
     assert.ok(main.phux, 'the Pi main session carries a phux context stream');
     assert.deepEqual(main.phux?.messages.map((m) => m.seq), [1, 2, 3, 4, 5, 6, 7]);
   });
@@ -43,7 +43,7 @@ describe('prefix-lens CLI', () => {
     const { code, out } = await run(['analyze']);
     assert.equal(code, 0);
     const row = out.split('\n').find((l) => /^\s+11 /.test(l))!;
-    assert.match(row, /fake-claude .* break +message 0 @84 .* history-rewritten: compaction/);
+    assert.match(row, /claude-sonnet-4-5 .* break +message 0 @90 .* history-rewritten: compaction/);
     const lines = out.split('\n');
     assert.equal(lines[lines.indexOf(row) + 1].trim(), 'at messages[0].content[0].text (vs #8); read 1531, expected ~1525; ~1211 tokens re-billed');
   });
@@ -51,7 +51,7 @@ describe('prefix-lens CLI', () => {
   it('check exits 1 and names the breaking agent requests', async () => {
     const { code, out } = await run(['check', LONG, '--requests', 'test/fixtures/pi/long/requests']);
     assert.equal(code, 1);
-    assert.match(out, /\.jsonl:11: pi session 01a22bad-8ad4-7346-9aa2-6e9fa31a4b14 request #4 breaks the cache \(system-changed\)/);
+    assert.match(out, /\.jsonl:11: pi session 01a230ec-991a-7497-9a50-b9f4f6517541 request #4 breaks the cache \(system-changed\)/);
     assert.match(out, /1 request\(s\) break the cache$/);
   });
 
@@ -114,9 +114,9 @@ describe('prefix-lens CLI', () => {
     const saved = process.env.PI_CODING_AGENT_DIR;
     process.env.PI_CODING_AGENT_DIR = 'test/fixtures/pi/main/agent';
     try {
-      const r = await run(['analyze', '--json', 'pi:01a22bad-899b']);
+      const r = await run(['analyze', '--json', 'pi:01a230ec-9a4e']);
       assert.equal(r.code, 0, r.err);
-      assert.deepEqual((JSON.parse(r.out) as Report).sessions.map((s) => [s.id, s.requests.length]), [['01a22bad-899b-7794-b269-859edc47169f', 13]]);
+      assert.deepEqual((JSON.parse(r.out) as Report).sessions.map((s) => [s.id, s.requests.length]), [['01a230ec-9a4e-7417-8af1-68d34234bdc8', 13]]);
       assert.equal((await run(['analyze', '--json', 'pi:'])).code, 0);
       const none = await run(['analyze', 'pi:zzz']);
       assert.equal(none.code, 2);
@@ -131,10 +131,10 @@ describe('prefix-lens CLI', () => {
     const saved = process.env.OPENCODE_DB;
     process.env.OPENCODE_DB = resolve('test/fixtures/opencode/opencode.db'); // relative = to the data dir, as OpenCode reads it
     try {
-      const r = await run(['analyze', '--json', 'opencode:ses_dd44db11affeXfE2ZlMH6ZhxlI', '--requests', 'test/fixtures/opencode/requests']);
+      const r = await run(['analyze', '--json', 'opencode:ses_dcf113f82ffe0AQvhG5Km2IW6u', '--requests', 'test/fixtures/opencode/requests']);
       assert.equal(r.code, 0, r.err);
       const report = JSON.parse(r.out) as Report;
-      assert.deepEqual(report.sessions.map((s) => [s.host, s.id, s.requests.length]), [['opencode', 'ses_dd44db11affeXfE2ZlMH6ZhxlI', 6]]);
+      assert.deepEqual(report.sessions.map((s) => [s.host, s.id, s.requests.length]), [['opencode', 'ses_dcf113f82ffe0AQvhG5Km2IW6u', 6]]);
       const fleetChange = report.sessions[0].requests[4];
       assert.deepEqual(fleetChange.causes.map((c) => c.kind), ['system-changed', 'phux-context-in-head']);
     } finally {

@@ -154,7 +154,7 @@ describe('OpenCode analysis of the committed recording (exact)', () => {
       .filter((r) => r.break && r.break.segment !== 'head')
       .map((r) => [r.request.index, r.request.kind, r.break!.segment, r.break!.blockIndex, r.break!.path, r.causes.map((c) => c.kind).join('+')]);
 
-  it('basic: the switch to fake-model-b (#5) is a model switch; back on fake-model (#6) reads the older entry', async () => {
+  it('basic: the switch to gpt-4.1 (#5) is a model switch; back on gpt-5-mini (#6) reads the older entry', async () => {
     const a = await analyze(ids.sessions.basic, false);
     assert.deepEqual(a.requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit']);
     assert.equal(a.requests[5].matched, 4);
@@ -176,10 +176,10 @@ describe('OpenCode analysis of the committed recording (exact)', () => {
     assert.match(r.requests[5].causes[0].detail, /compaction/);
   });
 
-  it('phux V2: request #5 (fleet changed, delta seq 2) breaks in system[1] at byte 10002 of the body', async () => {
+  it('phux V2: request #5 (fleet changed, delta seq 2) breaks in system[1] at byte 10808 of the body', async () => {
     const w = await analyze(ids.sessions.phuxV2, true);
     assert.deepEqual(breaks(w), [[5, 'agent', 'system', 1, 'messages[1].content', 'system-changed+phux-context-in-head']]);
-    assert.equal(w.requests[4].break!.byteOffset, 10002);
+    assert.equal(w.requests[4].break!.byteOffset, 10808);
     assert.match(w.requests[4].break!.after, /kind=\\"delta\\" seq=\\"2\\"/);
     // the database alone cannot show it: the head is opaque
     const r = await analyze(ids.sessions.phuxV2, false);

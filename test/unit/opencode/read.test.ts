@@ -54,10 +54,10 @@ describe('OpenCode reader: recorded sessions (reconstructed)', () => {
     const basic = byId(S.basic).requests;
     assert.deepEqual(
       basic.map((r) => r.model),
-      ['fake-model', 'fake-model', 'fake-model', 'fake-model', 'fake-model-b', 'fake-model'],
+      ['gpt-5-mini', 'gpt-5-mini', 'gpt-5-mini', 'gpt-5-mini', 'gpt-4.1', 'gpt-5-mini'],
     );
     assert.ok(basic.every((r) => r.provider === 'fake' && r.api === 'openai-completions' && r.evidence === 'reconstructed'));
-    assert.ok(byId(S.anthropic).requests.every((r) => r.provider === 'fakeant' && r.model === 'claude-fake-4' && r.api === 'anthropic-messages'));
+    assert.ok(byId(S.anthropic).requests.every((r) => r.provider === 'fakeant' && r.model === 'claude-sonnet-4-5' && r.api === 'anthropic-messages'));
     // basic: one request per assistant message, at its row and creation time.
     const db = await openFixture();
     const assistants = query(db, `SELECT id, data FROM message WHERE session_id = '${S.basic}' ORDER BY time_created, id`)
@@ -95,10 +95,10 @@ describe('OpenCode reader: recorded sessions (reconstructed)', () => {
       }, s.id);
     }
     db.close();
-    // openai-compatible: input excludes cached tokens (prompt 7726, cached 7680 → 46 uncached)
-    assert.deepEqual(byId(S.basic).requests[1].usage, { uncached: 46, cacheRead: 7680, cacheWrite: 0, output: 18 });
+    // openai-compatible: input excludes cached tokens (prompt 7533, cached 7424 → 109 uncached)
+    assert.deepEqual(byId(S.basic).requests[1].usage, { uncached: 109, cacheRead: 7424, cacheWrite: 0, output: 18 });
     // Anthropic: input_tokens, cache_read_input_tokens, cache_creation_input_tokens
-    assert.deepEqual(byId(S.anthropic).requests[0].usage, { uncached: 0, cacheRead: 0, cacheWrite: 7603, output: 13 });
+    assert.deepEqual(byId(S.anthropic).requests[0].usage, { uncached: 0, cacheRead: 0, cacheWrite: 7605, output: 13 });
   });
 
   it('rebuilds the message list of every request with the shape OpenCode sends', () => {

@@ -56,16 +56,16 @@ describe('OpenCode reader: rows that exist only in opencode.db-wal', () => {
     const pageSize = WAL.readUInt32BE(8);
     const frame = 24 + pageSize;
     assert.equal(pageSize, 4096);
-    assert.equal((WAL.length - 32) / frame, 378);
-    // The WAL was restarted during the run: 223 frames (26 transactions) of the current generation,
-    // then 155 frames of an older one whose salts no longer match.
+    assert.equal((WAL.length - 32) / frame, 381);
+    // The WAL was restarted during the run: 231 frames (26 transactions) of the current generation,
+    // then 150 frames of an older one whose salts no longer match.
     const full = applyWal(MAIN, WAL);
-    assert.deepEqual([full.frames, full.commits, full.ignoredFrames, full.staleFrames, full.problem], [223, 26, 0, 155, undefined]);
-    const end = 32 + 223 * frame;
+    assert.deepEqual([full.frames, full.commits, full.ignoredFrames, full.staleFrames, full.problem], [231, 26, 0, 150, undefined]);
+    const end = 32 + 231 * frame;
     // A torn last frame (cut while being written): its transaction is dropped, the 25 before apply.
     const torn = applyWal(MAIN, WAL.subarray(0, end - 100));
     assert.equal(torn.commits, 25);
-    assert.equal(torn.frames, 217); // the 26th transaction's 6 frames dropped
+    assert.equal(torn.frames, 222); // the 26th transaction's 9 frames dropped
     // A flipped byte in that frame's page breaks the cumulative checksum: the same.
     const flipped = Buffer.from(WAL);
     flipped[end - 10] ^= 0xff;
@@ -81,7 +81,7 @@ describe('OpenCode reader: rows that exist only in opencode.db-wal', () => {
   });
 
   it('a torn WAL still reads: older rows from the committed frames, a note, no exception', async () => {
-    const db = snapshot(dir, WAL.subarray(0, 32 + 223 * 4120 - 100));
+    const db = snapshot(dir, WAL.subarray(0, 32 + 231 * 4120 - 100));
     const sessions = await readOpenCode(db);
     assert.equal(sessions.length, 6);
     assert.ok(sessions.every((s) => s.diagnostics.every((d) => d.severity !== 'error')));

@@ -81,20 +81,20 @@ describe('pi fixtures: main (11 steps, 16 requests, 45 lines)', () => {
     assert.deepEqual(
       recon.requests.map((r) => [r.index, r.source.line, r.api, `${r.provider}/${r.model}`, r.responseId, r.kind, r.evidence]),
       [
-        [1, 5, 'openai-completions', 'fake-openai/fake-gpt', 'chatcmpl-fake-1', 'agent', 'reconstructed'],
-        [2, 7, 'openai-completions', 'fake-openai/fake-gpt', 'chatcmpl-fake-2', 'agent', 'reconstructed'],
-        [3, 9, 'openai-completions', 'fake-openai/fake-gpt', 'chatcmpl-fake-3', 'agent', 'reconstructed'],
-        [4, 12, 'openai-completions', 'fake-openai/fake-gpt', 'chatcmpl-fake-4', 'agent', 'reconstructed'],
-        [5, 20, 'anthropic-messages', 'fake-anthropic/fake-claude', 'msg_fake_5', 'agent', 'reconstructed'],
-        [6, 22, 'anthropic-messages', 'fake-anthropic/fake-claude', 'msg_fake_6', 'agent', 'reconstructed'],
-        [7, 24, 'anthropic-messages', 'fake-anthropic/fake-claude', 'msg_fake_7', 'agent', 'reconstructed'],
-        [8, 28, 'anthropic-messages', 'fake-anthropic/fake-claude', 'msg_fake_8', 'agent', 'reconstructed'],
-        [9, 33, 'anthropic-messages', 'fake-anthropic/fake-claude', 'msg_fake_11', 'agent', 'reconstructed'],
-        [10, 38, 'anthropic-messages', 'fake-anthropic/fake-claude', 'msg_fake_13', 'agent', 'reconstructed'],
-        [11, 41, 'openai-responses', 'fake-responses/fake-resp', 'resp_fake_14', 'agent', 'reconstructed'],
-        [12, 43, 'openai-responses', 'fake-responses/fake-resp', 'resp_fake_15', 'agent', 'reconstructed'],
+        [1, 5, 'openai-completions', 'fake-openai/gpt-5', 'chatcmpl-fake-1', 'agent', 'reconstructed'],
+        [2, 7, 'openai-completions', 'fake-openai/gpt-5', 'chatcmpl-fake-2', 'agent', 'reconstructed'],
+        [3, 9, 'openai-completions', 'fake-openai/gpt-5', 'chatcmpl-fake-3', 'agent', 'reconstructed'],
+        [4, 12, 'openai-completions', 'fake-openai/gpt-5', 'chatcmpl-fake-4', 'agent', 'reconstructed'],
+        [5, 20, 'anthropic-messages', 'fake-anthropic/claude-sonnet-4-5', 'msg_fake_5', 'agent', 'reconstructed'],
+        [6, 22, 'anthropic-messages', 'fake-anthropic/claude-sonnet-4-5', 'msg_fake_6', 'agent', 'reconstructed'],
+        [7, 24, 'anthropic-messages', 'fake-anthropic/claude-sonnet-4-5', 'msg_fake_7', 'agent', 'reconstructed'],
+        [8, 28, 'anthropic-messages', 'fake-anthropic/claude-sonnet-4-5', 'msg_fake_8', 'agent', 'reconstructed'],
+        [9, 33, 'anthropic-messages', 'fake-anthropic/claude-sonnet-4-5', 'msg_fake_11', 'agent', 'reconstructed'],
+        [10, 38, 'anthropic-messages', 'fake-anthropic/claude-sonnet-4-5', 'msg_fake_13', 'agent', 'reconstructed'],
+        [11, 41, 'openai-responses', 'fake-responses/gpt-5-codex', 'resp_fake_14', 'agent', 'reconstructed'],
+        [12, 43, 'openai-responses', 'fake-responses/gpt-5-codex', 'resp_fake_15', 'agent', 'reconstructed'],
         // step 11: --model with --continue wrote no model_change; the assistant entry names the model
-        [13, 45, 'openai-completions', 'fake-openai/fake-gpt', 'chatcmpl-fake-16', 'agent', 'reconstructed'],
+        [13, 45, 'openai-completions', 'fake-openai/gpt-5', 'chatcmpl-fake-16', 'agent', 'reconstructed'],
       ],
     );
     for (const r of recon.requests) {
@@ -112,11 +112,11 @@ describe('pi fixtures: main (11 steps, 16 requests, 45 lines)', () => {
   });
 
   it('usage: Pi normalized it per API; sums over the session', () => {
-    assert.deepEqual(usageSum(recon), { uncached: 5971, cacheRead: 19125, cacheWrite: 4993, output: 193 });
-    assert.deepEqual(atLine(recon, 20).usage, { uncached: 0, cacheRead: 0, cacheWrite: 2414, output: 16 });
-    assert.deepEqual(atLine(recon, 43).usage, { uncached: 353, cacheRead: 2176, cacheWrite: 0, output: 18 });
+    assert.deepEqual(usageSum(recon), { uncached: 5971, cacheRead: 19124, cacheWrite: 4994, output: 198 });
+    assert.deepEqual(atLine(recon, 20).usage, { uncached: 0, cacheRead: 0, cacheWrite: 2413, output: 17 });
+    assert.deepEqual(atLine(recon, 43).usage, { uncached: 354, cacheRead: 2176, cacheWrite: 0, output: 18 });
     // the three summary requests are only in the capture (usage from its meta)
-    assert.deepEqual(usageSum(wire), { uncached: 6748, cacheRead: 19125, cacheWrite: 6760, output: 344 });
+    assert.deepEqual(usageSum(wire), { uncached: 6747, cacheRead: 19124, cacheWrite: 6765, output: 349 });
   });
 
   it('prices from usage.cost in USD per million tokens; unobserved rates derived and noted', () => {
@@ -181,7 +181,7 @@ describe('pi fixtures: main (11 steps, 16 requests, 45 lines)', () => {
     const s9 = wire.requests[8];
     assert.equal(s9.source.file, join(f.requestsDir, '009-anthropic-messages.body.json'));
     assert.equal(s9.provider, 'fake-anthropic');
-    assert.deepEqual(s9.usage, { uncached: 352, cacheRead: 0, cacheWrite: 0, output: 50 });
+    assert.deepEqual(s9.usage, { uncached: 351, cacheRead: 0, cacheWrite: 0, output: 50 });
     assert.equal(messageCount(s9.tail), 1);
     assert.equal(atLine(wire, 41).cacheKey, recon.id);
   });
@@ -243,21 +243,21 @@ describe('pi fixtures: long (PI_CACHE_RETENTION=long, 8 requests, 20 lines)', ()
     assert.deepEqual(
       recon.requests.map((r) => [r.source.line, r.api, r.model, r.responseId ?? null]),
       [
-        [5, 'anthropic-messages', 'fake-claude', 'msg_fake_1'],
-        [7, 'anthropic-messages', 'fake-claude', 'msg_fake_2'],
-        [9, 'anthropic-messages', 'fake-claude', 'msg_fake_3'],
-        [11, 'anthropic-messages', 'fake-claude', 'msg_fake_4'],
-        [13, 'anthropic-messages', 'fake-claude', null],
-        [14, 'anthropic-messages', 'fake-claude', 'msg_fake_6'],
-        [17, 'openai-completions', 'fake-gpt', 'chatcmpl-fake-7'],
-        [20, 'openai-responses', 'fake-resp', 'resp_fake_8'],
+        [5, 'anthropic-messages', 'claude-sonnet-4-5', 'msg_fake_1'],
+        [7, 'anthropic-messages', 'claude-sonnet-4-5', 'msg_fake_2'],
+        [9, 'anthropic-messages', 'claude-sonnet-4-5', 'msg_fake_3'],
+        [11, 'anthropic-messages', 'claude-sonnet-4-5', 'msg_fake_4'],
+        [13, 'anthropic-messages', 'claude-sonnet-4-5', null],
+        [14, 'anthropic-messages', 'claude-sonnet-4-5', 'msg_fake_6'],
+        [17, 'openai-completions', 'gpt-5', 'chatcmpl-fake-7'],
+        [20, 'openai-responses', 'gpt-5-codex', 'resp_fake_8'],
       ],
     );
     const err = atLine(recon, 13);
     assert.match(err.error!, /^500 /);
     assert.equal(err.usage, null);
     assert.equal(atLine(recon, 14).error, undefined);
-    assert.deepEqual(usageSum(recon), { uncached: 3749, cacheRead: 4787, cacheWrite: 3306, output: 89 });
+    assert.deepEqual(usageSum(recon), { uncached: 3764, cacheRead: 4793, cacheWrite: 3315, output: 97 });
     assert.deepEqual(recon.diagnostics, []);
     assert.deepEqual(wire.diagnostics, []);
   });
