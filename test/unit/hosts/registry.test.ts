@@ -9,8 +9,8 @@ import { readPiSession } from '../../../src/hosts/pi/index.js';
 import { HOSTS, discoverSessions, findSessions, openRef, releaseReaders, resolveArg } from '../../../src/hosts/registry.js';
 import { sessionReport } from '../../../src/report/json.js';
 
-const MAIN_ID = '01a22bad-899b-7794-b269-859edc47169f';
-const LONG_ID = '01a22bad-8ad4-7346-9aa2-6e9fa31a4b14';
+const MAIN_ID = '01a230ec-9a4e-7417-8af1-68d34234bdc8';
+const LONG_ID = '01a230ec-991a-7497-9a50-b9f4f6517541';
 const OC = JSON.parse(readFileSync('test/fixtures/opencode/sessions.json', 'utf8')) as { sessions: Record<string, string>; children: Record<string, string> };
 const report = (s: Session) => JSON.stringify(sessionReport(analyzeSession(s)));
 
@@ -101,7 +101,7 @@ describe('host registry', () => {
     const saved = { ...process.env };
     const env = { PI_CODING_AGENT_DIR: 'test/fixtures/pi/long/agent', OPENCODE_DB: resolve('test/fixtures/opencode/opencode.db') };
     try {
-      assert.deepEqual((await resolveArg('pi:01a22bad-8ad4', { env, home: '/h' })).map((r) => r.id), [LONG_ID]);
+      assert.deepEqual((await resolveArg('pi:01a230ec-991a', { env, home: '/h' })).map((r) => r.id), [LONG_ID]);
       assert.deepEqual((await resolveArg('pi:', { env, home: '/h' })).map((r) => r.id), [LONG_ID]);
       assert.deepEqual((await resolveArg('pi:zzz', { env, home: '/h' })), []);
       assert.deepEqual((await resolveArg(`opencode:${OC.sessions.basic}`, { env, home: '/h' })).map((r) => r.key), [`opencode:${OC.sessions.basic}`]);
