@@ -93,7 +93,7 @@ describe('host registry', () => {
     assert.equal(all.filter((r) => r.host === 'opencode').length, 6);
     for (let i = 1; i < all.length; i++) assert.ok(all[i - 1].mtimeMs >= all[i].mtimeMs);
     const only = await discoverSessions({ env: {}, home: join(dir, 'nohome'), paths: { pi: ['test/fixtures/pi'], opencode: [] } });
-    assert.deepEqual(only.map((r) => r.id).sort(), [MAIN_ID, LONG_ID]);
+    assert.deepEqual(only.map((r) => r.id).sort(), [LONG_ID, MAIN_ID]);
     assert.deepEqual(HOSTS[0].watchRoots({ env, home: '/h' }), [join('test/fixtures/pi/main/agent', 'sessions')]);
   });
 
