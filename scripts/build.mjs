@@ -1,6 +1,7 @@
 // Bundles the CLI (and, when present, the extension and the webview) with esbuild.
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
@@ -11,10 +12,19 @@ const jobs = [
 if (existsSync('src/extension/extension.ts')) {
   jobs.push(build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', format: 'cjs', external: ['vscode'] }));
 }
-if (existsSync('media/main.ts')) {
-  jobs.push(build({ ...common, platform: 'browser', target: 'es2022', entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', format: 'iife' }));
+const webview = existsSync('media/main.ts');
+if (webview) {
+  // The timeline app: one bundle for the VS Code panel and the standalone report (minified: the
+  // report inlines it). `charset: 'utf8'` keeps non-ASCII glyphs as they are instead of escapes.
+  const browser = { ...common, platform: 'browser', target: 'es2022', minify: true, charset: 'utf8' };
+  jobs.push(build({ ...browser, entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', format: 'iife' }));
+  jobs.push(build({ ...browser, entryPoints: ['media/main.css'], outfile: 'dist/webview.css' }));
 }
 await Promise.all(jobs);
+if (webview) {
+  const kb = (f) => `${(statSync(f).size / 1024).toFixed(1)} KiB (${(gzipSync(readFileSync(f)).length / 1024).toFixed(1)} KiB gzip)`;
+  console.log(`webview bundle: dist/webview.js ${kb('dist/webview.js')}, dist/webview.css ${kb('dist/webview.css')}`);
+}
 // sql.js (OpenCode's SQLite) loads its WebAssembly at run time: ship it beside the bundles.
 const sqlDist = dirname(createRequire(import.meta.url).resolve('sql.js'));
 mkdirSync('dist', { recursive: true });

@@ -7,7 +7,9 @@
  * src/report/json.ts). The standalone HTML report carries the same document in a
  * `<script type="application/json" id="prefix-lens-report">` element instead of a message.
  */
-import { z } from 'zod';
+// Namespace import (zod's documented form) lets esbuild drop what the schemas do not use: the webview
+// bundle shrinks from ~400 KiB (every locale) to ~100 KiB.
+import * as z from 'zod';
 import type { Report } from './report/json.js';
 
 /** Message types, split by direction. */

@@ -3,12 +3,13 @@
  * Exit codes: 0 done (analyze always, when it could read its input); 1 `check` found a break;
  * 2 usage error or unreadable input.
  */
-import { existsSync } from 'node:fs';
+import { createWriteStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { analyzeRefCached, defaultCacheDir } from '../cache/results.js';
+import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
 import type { SessionRef } from '../hosts/registry.js';
 import { fleetCommand } from './fleet.js';
 import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
@@ -82,6 +83,57 @@ function unreadable(s: SessionReport): boolean {
   return s.requests.length === 0 && s.diagnostics.some((d) => d.severity === 'error');
 }
 
+/** The `--html FILE` output: sessions written as they come; false = a write failed (reported). */
+interface HtmlFile {
+  toStdout: boolean;
+  session(s: SessionReport): Promise<boolean>;
+  end(sessions: number): Promise<boolean>;
+}
+
+/**
+ * Streams the standalone HTML report to `file` (`-` = stdout through `out`, one line per chunk:
+ * the breaks fall where whitespace is harmless), session by session, with backpressure. A write
+ * error is reported on `err` and makes `session`/`end` return false (the CLI then exits 2).
+ */
+function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, out: (s: string) => void, err: (s: string) => void): HtmlFile {
+  let writer: HtmlReportWriter;
+  let close: () => Promise<void> = async () => {};
+  let requests = 0;
+  if (file === '-') {
+    writer = createHtmlReportWriter((c) => out(c), assets);
+  } else {
+    const stream = createWriteStream(file);
+    const failed = new Promise<never>((_, reject) => stream.once('error', reject));
+    failed.catch(() => {});
+    writer = createHtmlReportWriter(
+      (chunk) => Promise.race([failed, new Promise<void>((ok) => (stream.write(chunk) ? ok() : stream.once('drain', () => ok())))]),
+      assets,
+    );
+    close = () => Promise.race([failed, new Promise<void>((ok) => stream.end(() => ok()))]);
+  }
+  const fail = (e: unknown) => {
+    err(`prefix-lens: --html ${safe(file)}: ${safe((e as Error).message)}`);
+    return false;
+  };
+  return {
+    toStdout: file === '-',
+    async session(s) {
+      requests += s.requests.length;
+      return writer.session(s).then(() => true, fail);
+    },
+    async end(sessions) {
+      try {
+        await writer.end();
+        await close();
+      } catch (e) {
+        return fail(e);
+      }
+      if (file !== '-') err(`prefix-lens: wrote the timeline of ${sessions} session(s), ${requests} request(s) to ${safe(resolve(file))}`);
+      return true;
+    },
+  };
+}
+
 /** Runs the CLI; returns the exit code. */
 export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, root = packageRoot()): Promise<number> {
   const [command, ...rest] = argv;
@@ -115,9 +167,18 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     out(USAGE);
     return 0;
   }
-  if (args.values.html) {
-    err('--html: the HTML timeline report is not available in this version yet (it comes with the webview). Use --json.');
-    return 2;
+  let html: HtmlFile | null = null;
+  if (args.values.html !== undefined) {
+    if (command === 'check') {
+      err(`prefix-lens: --html is an option of analyze, not check\n${USAGE}`);
+      return 2;
+    }
+    try {
+      html = htmlFile(args.values.html, loadWebviewAssets(resolve(root, 'dist')), out, err);
+    } catch (e) {
+      err(`prefix-lens: --html: ${safe((e as Error).message)}`);
+      return 2;
+    }
   }
   const inputs = await inputsOf(args.positionals, args.values.requests, root);
   let errors = 0;
@@ -137,10 +198,14 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     count++;
     if (unreadable(s)) bad.push({ ...s, requests: [] });
     if (command === 'check') failed.push(...failing(s));
-    else if (json) await json.session(s);
     else {
-      if (count > 1) out('');
-      renderSession(s, out);
+      if (html && !(await html.session(s))) return 2;
+      if (json) await json.session(s);
+      else if (html?.toStdout) continue;
+      else {
+        if (count > 1) out('');
+        renderSession(s, out);
+      }
     }
   }
   if (command === 'check') {
@@ -154,8 +219,11 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
     out(failed.length ? `${failed.length} request(s) break the cache` : `no cache breaks in ${count} session(s)`);
     return failed.length ? 1 : 0;
   }
+  if (html && !(await html.end(count))) return 2;
   if (json) await json.end();
-  else if (!count) out('no sessions found');
+  else if (html?.toStdout) {
+    // The HTML went to stdout: no table around it.
+  } else if (!count) out('no sessions found');
   else {
     out('');
     for (const line of LEGEND) out(line);

@@ -38,6 +38,19 @@ export interface RequestAnalysis {
   matched: number | null;
   /** Time since the matched request (ms), null when unknown. */
   gapMs: number | null;
+  /**
+   * Lifetime of the matched cache entry (ms), from the entry's deepest breakpoint or the family's
+   * rules (provider-rules.json ttlSeconds, e.g. 300 000 = 5 min, 3 600 000 = 1 h); null when
+   * nothing was matched.
+   */
+  ttlMs: number | null;
+  /**
+   * Size of each segment present in the request's chain: block count and canonical bytes
+   * (wire: the body's bytes of those blocks, markers removed). Absent segments are not listed.
+   */
+  segmentSizes: Partial<Record<Segment | 'head', { blocks: number; bytes: number }>>;
+  /** Where the prices behind `costUSD` come from: the host's transcript, the bundled rules, or none known. */
+  priceSource: 'host' | 'rules' | null;
   /** Prompt tokens (observed when usage is known, else estimated from bytes). */
   promptTokens: number | null;
   /** Tokens the provider should have read from cache (estimate), null when unknown. */
@@ -121,6 +134,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     const a = blank(req, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
     a.promptTokens = req.usage ? promptOf(req.usage) : req.tail ? tokensAt(req.tail) : null;
+    a.priceSource = req.prices ? 'host' : pricesFor(req, family, rules) ? 'rules' : null;
     out.push(a);
     if (!req.tail) {
       a.verdict = 'unknown';
@@ -173,6 +187,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       } else a.verdict = 'cold';
     } else {
       a.matched = best.req.index;
+      a.ttlMs = best.ttlMs;
       const then = timeOf(best.req);
       a.gapMs = now !== null && then !== null ? now - then : null;
       const bp = diverge(best.tail, req.tail);
@@ -267,6 +282,9 @@ function blank(request: LlmRequest, lineage: string, family: string): RequestAna
     break: null,
     matched: null,
     gapMs: null,
+    ttlMs: null,
+    segmentSizes: {},
+    priceSource: null,
     promptTokens: null,
     expectedRead: null,
     observedRead: null,
@@ -276,15 +294,28 @@ function blank(request: LlmRequest, lineage: string, family: string): RequestAna
   };
 }
 
-/** Prefix hash at the end of each segment; head segments are short, so walk them from the start. */
+/**
+ * Prefix hash at the end of each segment, and each segment's block count and bytes; head segments
+ * are short, so walk them from the start (the messages segment is what follows them).
+ */
 function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
   a.prefixHash = tail.shortHash;
-  for (let d = 1; d <= tail.depth; d++) {
+  let d = 1;
+  let bytesBefore = 0;
+  for (; d <= tail.depth; d++) {
     const n = tail.at(d)!;
-    if (n.block.segment === 'messages') break;
-    a.segments[n.block.segment] = n.shortHash;
+    const seg = n.block.segment;
+    if (seg === 'messages') break;
+    a.segments[seg] = n.shortHash;
+    const size = (a.segmentSizes[seg] ??= { blocks: 0, bytes: 0 });
+    size.blocks++;
+    size.bytes += n.bytesThrough - bytesBefore;
+    bytesBefore = n.bytesThrough;
   }
-  if (tail.block.segment === 'messages') a.segments.messages = a.prefixHash;
+  if (tail.block.segment === 'messages') {
+    a.segments.messages = a.prefixHash;
+    a.segmentSizes.messages = { blocks: tail.depth - d + 1, bytes: tail.bytesThrough - bytesBefore };
+  }
 }
 
 /**
@@ -443,22 +474,32 @@ function record(
   }
 }
 
+/** Length of the common prefix of two strings (UTF-16 units). */
+function commonPrefix(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
 function paramsBreak(prev: LlmRequest, req: LlmRequest, keys: string[]): BreakPoint {
   const k = keys.find((x) => (prev.params[x] ?? null) !== (req.params[x] ?? null)) ?? '';
+  const before = String(prev.params[k] ?? '(none)').slice(0, 80);
+  const after = String(req.params[k] ?? '(none)').slice(0, 80);
   return {
     segment: 'params',
     blockIndex: 0,
     path: k,
     byteOffset: 0,
-    before: String(prev.params[k] ?? '(none)').slice(0, 80),
-    after: String(req.params[k] ?? '(none)').slice(0, 80),
+    before,
+    after,
+    excerptAt: commonPrefix(before, after),
     depth: 0,
     offsetInBlock: 0,
   };
 }
 
 function headBreak(): BreakPoint {
-  return { segment: 'head', blockIndex: 0, path: '(head)', byteOffset: 0, before: '', after: '', depth: 1, offsetInBlock: 0 };
+  return { segment: 'head', blockIndex: 0, path: '(head)', byteOffset: 0, before: '', after: '', excerptAt: 0, depth: 1, offsetInBlock: 0 };
 }
 
 /**

@@ -29,6 +29,11 @@ export interface BreakPoint {
   before: string;
   /** Up to 80 bytes of the request around the change (UTF-8 text, untrusted). */
   after: string;
+  /**
+   * Index (UTF-16 units) in `before` and in `after` of the character that holds the first changed
+   * byte (the text before it is the same on both sides); 0 when there is no excerpt.
+   */
+  excerptAt: number;
   /** Depth (1-based block count) of the first differing block in the request chain. */
   depth: number;
   /** Offset of the first changed byte inside the differing block (bytes). */
@@ -74,6 +79,7 @@ function locate(oldNode: BlockNode, newNode: BlockNode): BreakPoint {
     byteOffset,
     before: excerpt(o.bytes, off),
     after: excerpt(n.bytes, off),
+    excerptAt: excerptIndex(n.bytes, off),
     depth: newNode.depth,
     offsetInBlock: off,
     oldBlock: o,
@@ -99,9 +105,24 @@ function rawOffset(off: number, removed: Array<[number, number]> | undefined): n
   return raw;
 }
 
+/** First byte of the excerpt around `off`: EXCERPT_LEAD bytes before it, moved to a character start. */
+function excerptStart(bytes: Uint8Array, off: number): number {
+  let start = Math.max(0, off - EXCERPT_LEAD);
+  while (start < off && start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
+  return start;
+}
+
+/** Index (UTF-16 units) in `excerpt(bytes, off)` of the character that holds byte `off`. */
+export function excerptIndex(bytes: Uint8Array, off: number): number {
+  const start = excerptStart(bytes, off);
+  let charStart = Math.min(off, bytes.length);
+  while (charStart > start && (bytes[charStart] & 0xc0) === 0x80) charStart--;
+  return utf8.decode(bytes.subarray(start, charStart)).length;
+}
+
 /** UTF-8 text around `off`, at most EXCERPT_BYTES bytes, never splitting a character. */
 export function excerpt(bytes: Uint8Array, off: number): string {
-  let start = Math.max(0, off - EXCERPT_LEAD);
+  let start = excerptStart(bytes, off);
   let end = Math.min(bytes.length, start + EXCERPT_BYTES);
   while (start < end && (bytes[start] & 0xc0) === 0x80) start++;
   while (end > start && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;

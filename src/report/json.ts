@@ -2,10 +2,11 @@
  * The stable machine interface of `prefix-lens analyze --json` (version 1) — also the view model
  * the timeline renders. Documented in README.md ("JSON output").
  */
-import type { SessionAnalysis } from '../core/analyze.js';
+import type { RequestAnalysis, SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
 import type { BreakSegment, Evidence, RequestKind, Usage } from '../core/model.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
+import { verdictReason } from './reason.js';
 
 /** One request in the report. Tokens are tokens, money USD, `time` ISO 8601. */
 export interface RequestReport {
@@ -27,11 +28,17 @@ export interface RequestReport {
   segments: { tools: string | null; system: string | null; messages: string | null; head: string | null };
   verdict: string;
   causes: Cause[];
-  break: { segment: BreakSegment; blockIndex: number; path: string; byteOffset: number; before: string; after: string } | null;
+  /**
+   * `excerptAt`: index (UTF-16 units) in `before` and `after` of the character holding the first
+   * changed byte (the text before it is the same on both sides).
+   */
+  break: { segment: BreakSegment; blockIndex: number; path: string; byteOffset: number; before: string; after: string; excerptAt: number } | null;
   costUSD: number | null;
   /** Index of the request whose cache entry this one was compared with. */
   matched: number | null;
   gapMs: number | null;
+  /** Lifetime of the matched entry (ms), from its breakpoint or the family rules (e.g. 300 000 = 5 min, 3 600 000 = 1 h); null when nothing was matched. */
+  ttlMs: number | null;
   promptTokens: number | null;
   expectedRead: number | null;
   observedRead: number | null;
@@ -39,6 +46,59 @@ export interface RequestReport {
   sameAsPrevious: boolean;
   error: string | null;
   notes: string[];
+  /** The verdict's reason in one sentence, with the numbers behind it (untrusted text inside). */
+  reason: string;
+  /**
+   * Where each number comes from: `reported` = the provider's usage as the host recorded it,
+   * `estimated` = Prefix Lens's estimate from bytes (tokenModel), null = unknown. `cost`: whose
+   * prices (`host` = the transcript's own, `rules` = the bundled provider-rules.json).
+   */
+  sources: {
+    promptTokens: 'reported' | 'estimated' | null;
+    observedRead: 'reported' | null;
+    expectedRead: 'estimated' | null;
+    lostTokens: 'estimated';
+    cost: 'host' | 'rules' | null;
+  };
+  /** The request's segments in render order (only those present); see SegmentRow. */
+  segmentTable: SegmentRow[];
+}
+
+/**
+ * One segment of a request: its blocks and bytes, the prefix hash at its end (12 hex), its
+ * evidence (`opaque` = the head of a reconstructed request, one block the transcript does not
+ * spell out) and how it compares with the matched entry: `same` hash, `extended` (the entry's
+ * prefix continues into new blocks), `changed` (the break is in it), `after-break` (re-sent
+ * after a break earlier in the render order, so not read), null when nothing was matched.
+ */
+export interface SegmentRow {
+  segment: 'head' | 'tools' | 'system' | 'messages';
+  blocks: number;
+  bytes: number;
+  hash: string | null;
+  evidence: Evidence | 'opaque';
+  status: 'same' | 'extended' | 'changed' | 'after-break' | null;
+}
+
+/**
+ * Persona snapshot events (BotHarness ADR-0060: the persona frozen per session), when a host
+ * reader provides them; the timeline draws a persona lane only when this is present.
+ * `kind`: `taken` (the snapshot was made), `stable` (the request carries the same snapshot),
+ * `refreshed` (a new snapshot on purpose, e.g. a new session owner), `drift` (the persona text in
+ * the prompt differs from the snapshot: a cache break cause, `persona-drift`).
+ */
+export interface PersonaJson {
+  events: Array<{
+    /** Request (1-based index) the event belongs to, null when it precedes every request. */
+    request: number | null;
+    /** 1-based line (or row order) of the transcript entry. */
+    line: number;
+    kind: 'taken' | 'stable' | 'refreshed' | 'drift';
+    /** 12-hex hash of the snapshot text, when known. */
+    hash: string | null;
+    /** Human detail (untrusted text). */
+    detail: string;
+  }>;
 }
 
 /** One session in the report. `phux` is present when the session carries a phux context stream. */
@@ -52,8 +112,18 @@ export interface SessionReport {
   ignored: Record<string, number>;
   totals: SessionAnalysis['totals'];
   tokenModel: SessionAnalysis['tokenModel'];
+  /** Distinct `provider/model` of the requests, in order of first use. */
+  models: string[];
+  /** Evidence of the requests: all `wire`, all `reconstructed`, `mixed`, or null without requests. */
+  evidence: Evidence | 'mixed' | null;
   requests: RequestReport[];
-  phux?: PhuxSessionJson;
+  /**
+   * The phux context stream; each message also has `request`: the 1-based index of the first
+   * agent request that carried it (null when none did).
+   */
+  phux?: Omit<PhuxSessionJson, 'messages'> & { messages: Array<PhuxSessionJson['messages'][number] & { request: number | null }> };
+  /** Persona snapshot events, when the host reader provides them (none does yet). */
+  persona?: PersonaJson;
 }
 
 /** The whole report. */
@@ -75,6 +145,8 @@ export function sessionReport(a: SessionAnalysis): SessionReport {
     ignored: s.ignored,
     totals: a.totals,
     tokenModel: a.tokenModel,
+    models: [...new Set(a.requests.map((r) => `${r.request.provider}/${r.request.model}`))],
+    evidence: sessionEvidence(a),
     requests: a.requests.map((r) => {
       const q = r.request;
       const out: RequestReport = {
@@ -102,11 +174,13 @@ export function sessionReport(a: SessionAnalysis): SessionReport {
               byteOffset: r.break.byteOffset,
               before: r.break.before,
               after: r.break.after,
+              excerptAt: r.break.excerptAt,
             }
           : null,
         costUSD: r.costUSD,
         matched: r.matched,
         gapMs: r.gapMs,
+        ttlMs: r.ttlMs,
         promptTokens: r.promptTokens,
         expectedRead: r.expectedRead,
         observedRead: r.observedRead,
@@ -114,9 +188,46 @@ export function sessionReport(a: SessionAnalysis): SessionReport {
         sameAsPrevious: r.sameAsPrevious,
         error: q.error ?? null,
         notes: q.notes ?? [],
+        reason: '',
+        sources: {
+          promptTokens: q.usage ? 'reported' : r.promptTokens !== null ? 'estimated' : null,
+          observedRead: q.usage ? 'reported' : null,
+          expectedRead: r.expectedRead !== null ? 'estimated' : null,
+          lostTokens: 'estimated',
+          cost: r.costUSD === null ? null : r.priceSource,
+        },
+        segmentTable: segmentTable(r, a.requests[(r.matched ?? 0) - 1]),
       };
       if (q.source.row) out.row = q.source.row;
+      out.reason = verdictReason(out);
       return out;
     }),
   };
+}
+
+function sessionEvidence(a: SessionAnalysis): SessionReport['evidence'] {
+  const kinds = new Set(a.requests.map((r) => r.request.evidence));
+  if (kinds.size === 0) return null;
+  return kinds.size > 1 ? 'mixed' : [...kinds][0];
+}
+
+const RENDER_ORDER = ['head', 'tools', 'system', 'messages'] as const;
+
+/** The segment rows of a request, compared with its matched request (when any). */
+function segmentTable(r: RequestAnalysis, matched: RequestAnalysis | undefined): SegmentRow[] {
+  const rows: SegmentRow[] = [];
+  const breakAt = r.break ? RENDER_ORDER.indexOf(r.break.segment as (typeof RENDER_ORDER)[number]) : -1;
+  RENDER_ORDER.forEach((seg, i) => {
+    const size = r.segmentSizes[seg];
+    if (!size) return;
+    const hash = r.segments[seg];
+    let status: SegmentRow['status'] = null;
+    if (matched && r.matched !== null) {
+      if (breakAt >= 0 && i === breakAt) status = 'changed';
+      else if (breakAt >= 0 && i > breakAt) status = 'after-break';
+      else status = hash !== null && hash === matched.segments[seg] ? 'same' : 'extended';
+    }
+    rows.push({ segment: seg, blocks: size.blocks, bytes: size.bytes, hash, evidence: seg === 'head' ? 'opaque' : r.request.evidence, status });
+  });
+  return rows;
 }

@@ -10,6 +10,7 @@ import { main } from '../../../src/cli/main.js';
 import type { Report } from '../../../src/report/json.js';
 
 const LONG = 'test/fixtures/pi/long/agent/sessions/--home-user-pi-lab-long-project--';
+const PI_MAIN = 'test/fixtures/pi/main/agent/sessions/--home-user-pi-lab-main-project--';
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -143,10 +144,34 @@ describe('prefix-lens CLI', () => {
     }
   });
 
-  it('--html says clearly that it is not available yet', async () => {
-    const { code, err } = await run(['analyze', '--html', 'x.html']);
-    assert.equal(code, 2);
-    assert.match(err, /not available/);
+  it('--html FILE writes one self-contained report whose data element holds the --json report', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-cli-'));
+    try {
+      const file = join(dir, 'report.html');
+      const { code, err } = await run(['analyze', '--html', file]);
+      assert.equal(code, 0, err);
+      assert.match(err, /wrote the timeline of 8 session\(s\), 63 request\(s\) to .*report\.html/);
+      const html = readFileSync(file, 'utf8');
+      const json = JSON.parse((await run(['analyze', '--json'])).out) as Report;
+      const data = html.match(/<script type="application\/json" id="prefix-lens-report">([^]*?)<\/script>/)![1];
+      assert.deepEqual(JSON.parse(data), json);
+      assert.doesNotMatch(data, /</, 'every < of the data is escaped');
+      // Nothing remote: no http(s) URL is loaded, and the CSP forbids everything but the inlined assets.
+      assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'sha256-[^']+'; script-src 'sha256-[^']+'; img-src data:">/);
+      assert.doesNotMatch(html, /<(link|img|iframe)\b|src="http/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--html - writes the report to stdout; an unwritable FILE is a usage error (2)', async () => {
+    const { code, out } = await run(['analyze', PI_MAIN, '--html', '-']);
+    assert.equal(code, 0);
+    assert.match(out, /^<!DOCTYPE html>/);
+    assert.doesNotMatch(out, /^ +1 08:58:45/m, 'no terminal table in the HTML');
+    const bad = await run(['analyze', PI_MAIN, '--html', '/nonexistent-dir/x.html']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--html \/nonexistent-dir\/x\.html: ENOENT/);
   });
 
   it('the built bin runs: node dist/cli.js analyze --json', async () => {

@@ -1,0 +1,230 @@
+/**
+ * The detail of the selected request (region "Request detail"): verdict and reason, segment
+ * table, break location and before/after bytes with the first changed character marked, observed
+ * vs expected read with their sources, re-billed tokens and cost, phux and persona events, notes,
+ * errors and the transcript location. Text only (textContent).
+ */
+import type { RequestReport, SessionReport } from '../src/report/json.js';
+import { h } from './dom.js';
+import { bytes, duration, time, tokens, usd } from './format.js';
+import { verdictStyle } from './verdicts.js';
+
+/** Actions the detail offers (VS Code only: reveal in the transcript). */
+export interface DetailActions {
+  reveal?(r: RequestReport): void;
+}
+
+const SOURCE_WORDS: Record<string, string> = {
+  reported: 'reported by the provider',
+  estimated: 'estimated from bytes',
+  host: "the host's prices",
+  rules: 'bundled provider prices',
+};
+
+function source(s: string | null): string {
+  return s ? SOURCE_WORDS[s] ?? s : 'unknown';
+}
+
+/** Evidence in words. */
+export function evidenceWords(e: string | null): string {
+  if (e === 'wire') return 'wire: the exact request bytes';
+  if (e === 'reconstructed') return 'reconstructed from the transcript (head opaque)';
+  if (e === 'mixed') return 'mixed: some requests wire, some reconstructed';
+  return 'none';
+}
+
+function row(label: string, ...value: Array<Node | string>): HTMLElement[] {
+  return [h('dt', null, label), h('dd', null, ...value)];
+}
+
+/** Renders request `r` of `s` into `region` (replacing what was there). */
+export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestReport | null, actions: DetailActions): void {
+  if (!r) {
+    region.replaceChildren(h('p', { class: 'pl-empty' }, 'No request selected.'));
+    return;
+  }
+  const parts: Node[] = [];
+  parts.push(
+    h(
+      'h2',
+      { class: 'pl-detail-title' },
+      h('span', { class: `pl-badge pl-v-${r.verdict}` }, verdictStyle(r.verdict).glyph, ' ', r.verdict),
+      ` Request ${r.index}`,
+      r.kind !== 'agent' ? h('span', { class: 'pl-muted' }, ` (${r.kind})`) : null,
+    ),
+  );
+  parts.push(h('p', { class: 'pl-reason' }, r.reason));
+
+  // Causes
+  if (r.causes.length) {
+    parts.push(
+      h(
+        'ul',
+        { class: 'pl-causes', 'aria-label': 'Causes' },
+        ...r.causes.map((c) => h('li', null, h('strong', null, c.kind), c.certainty === 'likely' ? ' (likely)' : '', c.detail ? `: ${c.detail}` : '')),
+      ),
+    );
+  }
+
+  // Facts
+  const where = r.line > 0 ? `${r.file}:${r.line}` : `${r.file}${r.row ? ` (${r.row})` : ''}`;
+  const reveal =
+    actions.reveal && r.file
+      ? (() => {
+          const b = h('button', { type: 'button', class: 'pl-button' }, 'Reveal in transcript');
+          b.addEventListener('click', () => actions.reveal!(r));
+          return b;
+        })()
+      : null;
+  parts.push(
+    h(
+      'dl',
+      { class: 'pl-facts' },
+      ...row('Time', time(r.time)),
+      ...row('Model', `${r.provider}/${r.model}`, h('span', { class: 'pl-muted' }, ` · ${r.api}`)),
+      ...row('Evidence', evidenceWords(r.evidence)),
+      ...row('Prefix hash', h('code', null, r.prefixHash ?? '—'), r.sameAsPrevious ? ' (same as the previous request)' : ''),
+      ...row(
+        'Compared with',
+        r.matched !== null ? `request #${r.matched}` : 'nothing (no earlier entry)',
+        r.gapMs !== null ? `, ${duration(r.gapMs)} later` : '',
+        r.ttlMs !== null ? ` (entry TTL ${duration(r.ttlMs)})` : '',
+      ),
+      ...row('Transcript', h('code', { class: 'pl-path' }, where), reveal ? ' ' : '', reveal ?? ''),
+    ),
+  );
+
+  // Tokens
+  const u = r.usage;
+  const tokenRows: Array<[string, string, string]> = [
+    ['Prompt', tokens(r.promptTokens), source(r.sources.promptTokens)],
+    ['Read (observed)', tokens(r.observedRead), source(r.sources.observedRead)],
+    ['Read (expected)', r.expectedRead === null ? '—' : `~${tokens(r.expectedRead)}`, source(r.sources.expectedRead)],
+    ['Written', u ? tokens(u.cacheWrite) : '—', u ? source('reported') : 'unknown'],
+    ['Uncached', u ? tokens(u.uncached) : '—', u ? source('reported') : 'unknown'],
+    ['Output', u ? tokens(u.output) : '—', u ? source('reported') : 'unknown'],
+    ['Re-billed', `~${tokens(r.lostTokens)}`, source(r.sources.lostTokens)],
+    ['Cost of the break', usd(r.costUSD), source(r.sources.cost)],
+  ];
+  parts.push(
+    h('h3', null, 'Tokens'),
+    table(
+      'Tokens',
+      ['', 'tokens', 'source'],
+      tokenRows.map(([a, b, c]) => [a, b, c]),
+      [false, true, false],
+    ),
+  );
+
+  // Segments
+  if (r.segmentTable.length) {
+    parts.push(
+      h('h3', null, 'Segments'),
+      table(
+        'Segments',
+        ['segment', 'blocks', 'bytes', 'hash at end', 'evidence', r.matched !== null ? `vs #${r.matched}` : 'vs entry'],
+        r.segmentTable.map((t) => [t.segment, String(t.blocks), bytes(t.bytes), t.hash ?? '—', t.evidence, t.status ?? '—']),
+        [false, true, true, false, false, false],
+        (tr, i) => {
+          if (r.segmentTable[i].status === 'changed') tr.classList.add('pl-changed');
+        },
+      ),
+    );
+  }
+
+  // Break
+  if (r.break) {
+    const b = r.break;
+    const offsetWhere = r.evidence === 'wire' ? 'in the request body' : 'in the canonical prefix bytes';
+    parts.push(
+      h('h3', null, 'Break'),
+      h(
+        'dl',
+        { class: 'pl-facts pl-break', 'aria-label': 'Break location' },
+        ...row('Segment', b.segment),
+        ...row('Block', String(b.blockIndex)),
+        ...row('JSON path', h('code', null, b.path)),
+        ...row('Byte offset', `${b.byteOffset.toLocaleString('en-US')} `, h('span', { class: 'pl-muted' }, offsetWhere)),
+      ),
+    );
+    if (b.before || b.after) {
+      parts.push(excerpt('Before (cached entry)', b.before, b.excerptAt), excerpt('After (this request)', b.after, b.excerptAt));
+    }
+  }
+
+  // phux and persona
+  const phux = (s.phux?.messages ?? []).filter((m) => m.request === r.index);
+  if (phux.length) {
+    const bad = new Map((s.phux?.violations ?? []).map((v) => [v.line, v]));
+    parts.push(
+      h('h3', null, 'phux context carried'),
+      h(
+        'ul',
+        { class: 'pl-list' },
+        ...phux.map((m) =>
+          h(
+            'li',
+            bad.has(m.line) ? { class: 'pl-bad' } : null,
+            `${m.kind} seq ${m.seq}`,
+            m.baseSeq !== undefined ? ` (base_seq ${m.baseSeq})` : '',
+            ` · ${bytes(m.bytes)} · ${m.panes} pane(s) carried, ${m.fleetPanes} known · ${m.placement} · line ${m.line}`,
+            bad.has(m.line) ? ` · ADR-0067 ${bad.get(m.line)!.rule}: ${bad.get(m.line)!.message}` : '',
+          ),
+        ),
+      ),
+    );
+  }
+  const persona = (s.persona?.events ?? []).filter((e) => e.request === r.index);
+  if (persona.length) {
+    parts.push(
+      h('h3', null, 'Persona snapshot'),
+      h('ul', { class: 'pl-list' }, ...persona.map((e) => h('li', e.kind === 'drift' ? { class: 'pl-bad' } : null, `${e.kind}`, e.hash ? ` ${e.hash}` : '', e.detail ? `: ${e.detail}` : '', ` · line ${e.line}`))),
+    );
+  }
+
+  if (r.error) parts.push(h('h3', null, 'Error'), h('p', { class: 'pl-bad' }, r.error));
+  if (r.notes.length) parts.push(h('h3', null, 'Notes'), h('ul', { class: 'pl-list' }, ...r.notes.map((n) => h('li', null, n))));
+  region.replaceChildren(...parts);
+}
+
+function table(
+  label: string,
+  head: string[],
+  rows: string[][],
+  numeric: boolean[],
+  decorate?: (tr: HTMLTableRowElement, i: number) => void,
+): HTMLTableElement {
+  const t = h(
+    'table',
+    { class: 'pl-table', 'aria-label': label },
+    h('thead', null, h('tr', null, ...head.map((c, i) => h('th', { scope: 'col', class: numeric[i] ? 'pl-num' : null }, c)))),
+    h(
+      'tbody',
+      null,
+      ...rows.map((cells, ri) => {
+        const tr = h('tr', null, ...cells.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { class: numeric[i] ? 'pl-num' : null }, c))));
+        decorate?.(tr, ri);
+        return tr;
+      }),
+    ),
+  );
+  return t;
+}
+
+/** A before/after excerpt with the first changed character in a <mark>. */
+function excerpt(label: string, text: string, at: number): HTMLElement {
+  const head = text.slice(0, at);
+  const changed = text.slice(at, at + 1);
+  const rest = text.slice(at + 1);
+  return h(
+    'figure',
+    { class: 'pl-excerpt' },
+    h('figcaption', null, label),
+    h('pre', null, h('span', null, visible(head)), changed ? h('mark', { title: 'first changed byte' }, visible(changed)) : h('mark', { class: 'pl-end' }, '∅'), h('span', null, visible(rest))),
+  );
+}
+
+/** Control characters shown as visible symbols (a newline as ↵, a tab as →). */
+function visible(s: string): string {
+  return s.replace(/\n/g, '↵').replace(/\t/g, '→').replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}

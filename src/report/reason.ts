@@ -1,0 +1,80 @@
+/**
+ * The one-sentence reason of a request's verdict, for the timeline's detail and hover: which
+ * entry it was compared with, what changed, what was read and what it cost. Built from the
+ * request's own report fields, so the webview shows it as it is and computes nothing.
+ */
+import type { RequestReport } from './json.js';
+
+/** "1,234" (en-US grouping, as the timeline shows tokens). */
+function n(x: number): string {
+  return Math.round(x).toLocaleString('en-US');
+}
+
+/** "4 min 12 s", "1 h 3 min", "850 ms" for a duration in ms. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+}
+
+/** Where a break is, in words: "message 0", "tool 2", "system block 0", "the head", "params (thinking)". */
+export function breakWhere(b: NonNullable<RequestReport['break']>): string {
+  switch (b.segment) {
+    case 'messages':
+      return `message ${b.blockIndex}`;
+    case 'tools':
+      return `tool ${b.blockIndex}`;
+    case 'system':
+      return `system block ${b.blockIndex}`;
+    case 'head':
+      return 'the head (system prompt and tools)';
+    case 'params':
+      return `the request parameters (${b.path})`;
+  }
+}
+
+/**
+ * The reason of `r.verdict` in one sentence (ends with a period).
+ * Fields used: verdict, causes, break, matched, gapMs, ttlMs, promptTokens, observedRead,
+ * expectedRead, lostTokens, costUSD, error, kind, sameAsPrevious.
+ */
+export function verdictReason(r: RequestReport): string {
+  const vs = r.matched !== null ? ` request #${r.matched}` : ' the entry it matched';
+  const cause = r.causes[0];
+  switch (r.verdict) {
+    case 'cold':
+      return `First ${r.kind === 'agent' ? '' : `${r.kind} `}request of its lineage (${r.provider}/${r.model}) in this session: there is no earlier entry here to read, so the prompt is written to the cache.`;
+    case 'hit': {
+      const read = r.observedRead !== null ? `read ${n(r.observedRead)} of ${n(r.promptTokens ?? 0)} prompt tokens` : `can read ~${n(r.expectedRead ?? 0)} tokens`;
+      const same = r.sameAsPrevious ? ' (the prefix is byte-identical: a retry or re-send)' : '';
+      const likely = cause ? `; ${cause.kind} is possible but ${cause.certainty === 'likely' ? 'not confirmed by the read' : 'did not stop the read'}` : '';
+      return `The prefix continues${vs}'s within its entry's lifetime${same}: it ${read} from the cache${likely}.`;
+    }
+    case 'break': {
+      const where = r.break ? ` at ${breakWhere(r.break)}` : '';
+      const why = cause ? ` (${cause.kind}${cause.detail ? `: ${cause.detail}` : ''})` : '';
+      const cost = r.lostTokens > 0 ? `, so ~${n(r.lostTokens)} tokens were billed again${r.costUSD !== null ? ` (+$${r.costUSD.toFixed(5)})` : ''}` : '';
+      return `The prefix differs from${vs}'s${where}${why}: everything after it is not read${cost}.`;
+    }
+    case 'ttl-expired': {
+      const gap = r.gapMs !== null ? `${duration(r.gapMs)} passed` : 'too much time passed';
+      const ttl = r.ttlMs !== null ? ` its ${duration(r.ttlMs)} lifetime` : ' its lifetime';
+      return `The entry of${vs} had expired: ${gap} since it was last used, beyond${ttl}${r.lostTokens > 0 ? `; ~${n(r.lostTokens)} tokens were written again` : ''}.`;
+    }
+    case 'below-minimum':
+      return `The prompt (${n(r.promptTokens ?? 0)} tokens) is shorter than the minimum cacheable length of ${r.model}, so the provider neither reads nor writes a cache entry for it.`;
+    case 'model-switch':
+      return `The model changed${cause ? ` (${cause.detail})` : ''}: each model has its own cache, so nothing earlier could be read.`;
+    case 'unexplained-miss':
+      return `The prefix is unchanged since${vs}, yet the provider read ${n(r.observedRead ?? 0)} tokens where ~${n(r.expectedRead ?? 0)} were expected: the transcript cannot say why (eviction, routing to another cache).`;
+    case 'unknown':
+      if (r.error) return `The request failed (${r.error}), so it wrote no cache entry and is not judged.`;
+      return 'Not enough evidence to judge this request: no prefix is known for it.';
+    default:
+      return `Verdict ${r.verdict}.`;
+  }
+}
