@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { fetchFleet, type FleetClientOptions, type FleetResult } from '../phux/client.js';
-import { displayText } from '../phux/sanitize.js';
+import { displayText, jsonText, safe } from '../sanitize.js';
 
 const USAGE = 'usage: prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]';
 
@@ -45,7 +45,7 @@ export async function fleetCommand(argv: string[], out: (s: string) => void, dep
       allowPositionals: false,
     }));
   } catch (e) {
-    err(`prefix-lens fleet: ${e instanceof Error ? e.message : String(e)}`);
+    err(`prefix-lens fleet: ${safe(e instanceof Error ? e.message : String(e))}`);
     err(USAGE);
     return 2;
   }
@@ -59,13 +59,13 @@ export async function fleetCommand(argv: string[], out: (s: string) => void, dep
   if (values['timeout-ms'] !== undefined) {
     const n = Number(values['timeout-ms']);
     if (!Number.isInteger(n) || n < 1 || n > 60_000) {
-      err(`prefix-lens fleet: --timeout-ms must be an integer from 1 to 60000, got ${JSON.stringify(values['timeout-ms'])}`);
+      err(`prefix-lens fleet: --timeout-ms must be an integer from 1 to 60000, got ${safe(JSON.stringify(values['timeout-ms']))}`);
       return 2;
     }
     options.timeoutMs = n;
   }
   const result = await fetchFleet(options);
-  if (values.json) out(JSON.stringify(fleetJson(result)));
+  if (values.json) out(jsonText(JSON.stringify(fleetJson(result))));
   else for (const line of fleetLines(result)) out(line);
   return 0;
 }

@@ -13,6 +13,7 @@ import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from
 import type { SessionRef } from '../hosts/registry.js';
 import { fleetCommand } from './fleet.js';
 import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
+import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
 
 const USAGE = `usage:
@@ -135,7 +136,11 @@ function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, ou
 }
 
 /** Runs the CLI; returns the exit code. */
-export async function main(argv: string[], out: (s: string) => void, err: (s: string) => void, root = packageRoot()): Promise<number> {
+export async function main(argv: string[], rawOut: (s: string) => void, rawErr: (s: string) => void, root = packageRoot()): Promise<number> {
+  // The output sink: every line printed passes the one sanitizer (src/sanitize.ts), whatever it
+  // quotes (arguments in parseArgs errors, file names, transcript text, phux output).
+  const out = (s: string) => rawOut(terminalText(s));
+  const err = (s: string) => rawErr(terminalText(s));
   const [command, ...rest] = argv;
   if (command === 'fleet') return fleetCommand(rest, out, { err });
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -160,7 +165,8 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
       },
     });
   } catch (e) {
-    err(`${(e as Error).message}\n${USAGE}`);
+    // parseArgs quotes the offending argument as given: one line, made visible.
+    err(`prefix-lens: ${safe((e as Error).message)}\n${USAGE}`);
     return 2;
   }
   if (args.values.help) {
@@ -185,7 +191,8 @@ export async function main(argv: string[], out: (s: string) => void, err: (s: st
   let count = 0;
   const bad: SessionReport[] = [];
   const failed: string[] = [];
-  const json = args.values.json && command === 'analyze' ? new JsonReportWriter(out) : null;
+  // JSON lines: DEL, C1 and bidi marks inside strings become \u escapes (same values, safe to cat).
+  const json = args.values.json && command === 'analyze' ? new JsonReportWriter((line) => out(jsonText(line))) : null;
   const onError = (e: string) => {
     errors++;
     err(`prefix-lens: ${safe(e)}`);

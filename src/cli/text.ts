@@ -4,11 +4,10 @@
  */
 import type { PhuxSessionJson } from '../phux/stream.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
+import { safe } from '../sanitize.js';
 
-/** Replaces control characters (C0, DEL, C1) with a visible placeholder; keeps the text one line. */
-export function safe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => (c === '\n' ? '⏎' : c === '\t' ? ' ' : '·'));
-}
+/** One cell of untrusted text (src/sanitize.ts, the one sanitizer): control characters made visible, one line. */
+export { safe };
 
 function pad(s: string, n: number, right = false): string {
   const t = s.length > n ? `${s.slice(0, n - 1)}…` : s;

@@ -3,7 +3,8 @@
  *
  * DESIGN.md "Rules that are not negotiable": transcript and phux strings are untrusted and are
  * rendered as text only. A terminal title can carry escape sequences (OSC 0/2 titles are set by
- * whatever runs in the pane), so anything printed to a terminal goes through `displayText` first.
+ * whatever runs in the pane), so anything printed to a terminal goes through `displayText`
+ * (src/sanitize.ts, the project's one sanitizer) first.
  * Pure: no fs, no child_process.
  */
 
@@ -15,21 +16,8 @@
  */
 export const PHUX_CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
-/** C0, DEL and C1 (U+0080–U+009F, e.g. the 8-bit CSI U+009B): what a terminal may interpret. */
-const DISPLAY_CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]+/g;
-
-/**
- * A single-line, control-free rendering of an untrusted string for terminal or table output:
- * every run of C0/DEL/C1 characters becomes one space, whitespace runs collapse to one space, the
- * ends are trimmed, and the result is cut to `maxChars` UTF-16 units (the last one replaced by
- * `…` when cut, the same convention as phux's `cleanString`). `null`/`undefined` give `''`.
- */
-export function displayText(value: string | null | undefined, maxChars = 200): string {
-  if (value == null) return '';
-  const flat = value.replace(DISPLAY_CONTROL_CHARS, ' ').replace(/\s+/g, ' ').trim();
-  if (flat.length <= maxChars) return flat;
-  return `${flat.slice(0, Math.max(0, maxChars - 1))}…`;
-}
+/** The one sanitizer for display lives in src/sanitize.ts; phux code imports it from here too. */
+export { displayText } from '../sanitize.js';
 
 /**
  * UTF-8 length of `s` in bytes, without allocating (works in Node and in a webview; lone
