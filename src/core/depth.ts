@@ -34,7 +34,7 @@ export function mayBeDeeper(textLength: number, max = MAX_JSON_DEPTH): boolean {
  * @returns the cut (first path and count), or null when nothing was deeper than `max`
  */
 export function cutDeep(value: unknown, max = MAX_JSON_DEPTH): DepthCut | null {
-  if (value === null || typeof value !== 'object') return null;
+  if (value === null || typeof value !== 'object' || !deeperThan(value as object, max)) return null;
   // Explicit stack of [container, level, parent index, key]; parents are kept for the first path only.
   const nodes: Array<{ v: object; level: number; parent: number; key: string | number }> = [{ v: value, level: 1, parent: -1, key: '$' }];
   const stack: number[] = [0];
@@ -58,6 +58,35 @@ export function cutDeep(value: unknown, max = MAX_JSON_DEPTH): DepthCut | null {
     }
   }
   return cut;
+}
+
+/** The cheap first pass: is any container nested below level `max`? No paths, no allocation per node. */
+function deeperThan(root: object, max: number): boolean {
+  const stack: object[] = [root];
+  const levels: number[] = [1];
+  while (stack.length) {
+    const v = stack.pop()!;
+    const level = levels.pop()!;
+    if (Array.isArray(v)) {
+      for (let k = 0; k < v.length; k++) {
+        const c: unknown = v[k];
+        if (c === null || typeof c !== 'object') continue;
+        if (level >= max) return true;
+        stack.push(c);
+        levels.push(level + 1);
+      }
+    } else {
+      // JSON.parse makes plain objects: `for…in` sees exactly their own keys.
+      for (const k in v) {
+        const c: unknown = (v as Record<string, unknown>)[k];
+        if (c === null || typeof c !== 'object') continue;
+        if (level >= max) return true;
+        stack.push(c);
+        levels.push(level + 1);
+      }
+    }
+  }
+  return false;
 }
 
 /** `$.a[0].b…` for the child `key` of node `i`; long paths keep their first and last 6 steps. */

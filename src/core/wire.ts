@@ -195,11 +195,18 @@ export class BlockBuilder {
       this.add('messages', item, path, m.start, m.end, role, undefined, origin);
       return;
     }
-    parts.forEach((p, j) => {
+    const shown = Math.min(parts.length, MAX_BLOCKS_PER_MESSAGE);
+    for (let j = 0; j < shown; j++) {
+      const p = parts[j];
       const start = j === 0 ? m.start : p.start;
+      if (j === shown - 1 && shown < parts.length) {
+        // The rest of an oversized content array is one block (its bytes from here to the message end).
+        this.add('messages', item, `${path}.content[${j}…${parts.length - 1}]`, start, m.end, role, j === 0 ? path : undefined, origin);
+        break;
+      }
       const end = j === parts.length - 1 ? m.end : p.end;
       this.add('messages', item, `${path}.content[${j}]`, start, end, role, j === 0 ? path : undefined, origin);
-    });
+    }
   }
 }
 
@@ -237,11 +244,26 @@ export function messageBlocks(item: number, path: string, message: Record<string
   post += '}';
   const last = content.length - 1;
   const out: Block[] = [];
-  for (let j = 0; j <= last; j++) {
+  const shown = Math.min(content.length, MAX_BLOCKS_PER_MESSAGE);
+  for (let j = 0; j < shown; j++) {
+    if (j === shown - 1 && shown < content.length) {
+      // The rest of an oversized content array is one block: its elements joined by commas, as
+      // the wire reader's block over the same bytes.
+      out.push(new MessageBlock(item, `${path}.content[${j}…${last}]`, j === 0 ? path : undefined, role, origin, j === 0 ? pre : '', content.slice(j), post, true));
+      break;
+    }
     out.push(new MessageBlock(item, `${path}.content[${j}]`, j === 0 ? path : undefined, role, origin, j === 0 ? pre : '', content[j], j === last ? post : ''));
   }
   return out;
 }
+
+/**
+ * Content elements of one message that get a block each; the rest of a longer content array is
+ * one block. Real messages have at most a few hundred (Anthropic takes ≤ 100 images per request);
+ * a million-element array (hostile input) would otherwise cost a chain node and a hash per element
+ * in every request that carries it.
+ */
+export const MAX_BLOCKS_PER_MESSAGE = 1024;
 
 /** Where a MessageBlock keeps its parts: its text is `HEAD + JSON.stringify(VALUE) + TAIL`. */
 const HEAD = Symbol('head');
@@ -262,6 +284,14 @@ interface Parts {
 const TEXT: PropertyDescriptor = {
   get(this: Parts): string {
     return this[HEAD] + JSON.stringify(this[VALUE]) + this[TAIL];
+  },
+  enumerable: true,
+  configurable: true,
+};
+/** TEXT for a block standing for several content elements (VALUE is their array, written without its brackets). */
+const GROUP_TEXT: PropertyDescriptor = {
+  get(this: Parts): string {
+    return this[HEAD] + JSON.stringify(this[VALUE]).slice(1, -1) + this[TAIL];
   },
   enumerable: true,
   configurable: true,
@@ -299,12 +329,13 @@ class MessageBlock implements Block {
     head: string,
     value: unknown,
     tail: string,
+    group = false,
   ) {
     this[HEAD] = head;
     this[VALUE] = value;
     this[TAIL] = tail;
     if (startPath) this.startPath = startPath;
-    Object.defineProperty(this, 'text', TEXT);
+    Object.defineProperty(this, 'text', group ? GROUP_TEXT : TEXT);
     Object.defineProperty(this, 'bytes', BYTES);
     if (role) this.role = role;
     if (origin) this.origin = origin;

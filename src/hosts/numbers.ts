@@ -31,11 +31,17 @@ function where(r: LlmRequest): Pick<Diagnostic, 'file' | 'line'> & { prefix: str
 }
 
 /**
- * Checks the numbers of every request and event of a session in place: bad times become null,
- * usage with a bad count becomes null (unknown), bad prices are dropped; each gives one warning.
+ * The boundary check of a read session, in place: bad times become null, usage with a bad count
+ * becomes null (unknown), bad prices are dropped, each with one warning; then the diagnostics are
+ * folded past `MAX_DIAGNOSTICS` (foldDiagnostics).
  * @returns the session (same object)
  */
 export function checkSessionNumbers(session: Session): Session {
+  checkNumbers(session);
+  return foldDiagnostics(session);
+}
+
+function checkNumbers(session: Session): void {
   for (const r of session.requests) {
     const w = where(r);
     const warn = (message: string) => session.diagnostics.push({ file: w.file, line: w.line, severity: 'warning', message: `${w.prefix}${message}` });
@@ -64,6 +70,41 @@ export function checkSessionNumbers(session: Session): Session {
       session.diagnostics.push({ file: session.path, line: e.line, severity: 'warning', message: `${e.kind} event time ${String(e.timeMs)} ms is outside the range of a date; time unknown` });
       e.timeMs = null;
     }
+  }
+}
+
+/** Diagnostics listed one by one per session; the rest are folded into one summary per file. */
+export const MAX_DIAGNOSTICS = 1000;
+
+/**
+ * Keeps the first `max` diagnostics of a session; every later one is counted in one summary
+ * diagnostic per file (severity = the worst folded, line = the first folded line), so that a file
+ * of a million bad lines gives a report of bounded size. Modifies `session.diagnostics` in place.
+ */
+export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Session {
+  const all = session.diagnostics;
+  if (all.length <= max) return session;
+  const rank = { info: 0, warning: 1, error: 2 } as const;
+  const folded = new Map<string, { first: number; last: number; count: number; severity: Diagnostic['severity'] }>();
+  for (let i = max; i < all.length; i++) {
+    const d = all[i];
+    const f = folded.get(d.file);
+    if (!f) folded.set(d.file, { first: d.line, last: d.line, count: 1, severity: d.severity });
+    else {
+      f.first = Math.min(f.first, d.line);
+      f.last = Math.max(f.last, d.line);
+      f.count++;
+      if (rank[d.severity] > rank[f.severity]) f.severity = d.severity;
+    }
+  }
+  all.length = max;
+  for (const [file, f] of folded) {
+    all.push({
+      file,
+      line: f.first,
+      severity: f.severity,
+      message: `${f.count} more problem(s) in this file, lines ${f.first}–${f.last}, not listed one by one (the first ${max} diagnostics of the session are)`,
+    });
   }
   return session;
 }

@@ -18,6 +18,7 @@ import { readJsonLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
+import { MAX_DIAGNOSTICS } from '../numbers.js';
 import {
   AgentMessageSchema,
   ENTRY_SCHEMAS,
@@ -203,18 +204,20 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
       return rec;
     }
   }
-  const base = EntryBaseSchema.safeParse(raw.obj);
-  if (!base.success) {
-    const type = typeof raw.obj.type === 'string' ? raw.obj.type : '(no type)';
-    diagnostics.push({
-      file,
-      line: raw.line,
-      severity: 'error',
-      message: `${type} entry without a valid id/parentId (${describeIssues(base.error)}); skipped`,
-    });
-    return null;
+  let base = fast;
+  if (!base) {
+    // fastEntryBase gives EntryBaseSchema's verdict; zod words it, but only while the diagnostics
+    // are still listed one by one (a million bad lines must not cost a million ZodErrors).
+    const parsed = diagnostics.length < MAX_DIAGNOSTICS ? EntryBaseSchema.safeParse(raw.obj) : null;
+    if (parsed?.success) base = parsed.data;
+    else {
+      const type = typeof raw.obj.type === 'string' ? raw.obj.type : '(no type)';
+      const why = parsed ? describeIssues(parsed.error) : 'type, id and parentId must be strings, parentId may be null';
+      diagnostics.push({ file, line: raw.line, severity: 'error', message: `${type} entry without a valid id/parentId (${why}); skipped` });
+      return null;
+    }
   }
-  const { type, id, parentId, timestamp } = base.data;
+  const { type, id, parentId, timestamp } = base;
   const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
   // An entry type is untrusted text: `constructor` or `__proto__` must not find a built-in.
   const schema = ownGet(ENTRY_SCHEMAS as Record<string, (typeof ENTRY_SCHEMAS)[PiEntryType]>, type);
