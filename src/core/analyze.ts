@@ -10,7 +10,7 @@ import { classifyBreak, paramsCause, type Cause } from './classify.js';
 import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
-import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules } from './rules.js';
+import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
 export type Verdict = 'cold' | 'hit' | 'break' | 'ttl-expired' | 'below-minimum' | 'model-switch' | 'unexplained-miss' | 'unknown';
@@ -190,25 +190,26 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       a.ttlMs = best.ttlMs;
       const then = timeOf(best.req);
       a.gapMs = now !== null && then !== null ? now - then : null;
-      const bp = diverge(best.tail, req.tail);
-      const params = paramsCause(best.req, req, lin.family.invalidates.params);
+      const bp = diverge(best.tail, req.tail, lin.family.renderOrder);
+      const changedParams = paramsCause(best.req, req, lin.family.params);
+      const params = changedParams?.cause ?? null;
       if (bp) {
         a.break = bp;
         a.causes.push(...classifyBreak(bp, best.tail, req.tail));
       } else if (params) {
-        a.break = paramsBreak(best.req, req, lin.family.invalidates.params);
+        a.break = paramsBreak(best.req, req, lin.family.params.map((p) => p.key));
       }
       if (params) a.causes.push(params);
       const collapsed =
         a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0 && a.observedRead < a.expectedRead * COLLAPSE_RATIO;
-      // A params-only break the provider's rules predict, but the observed read contradicts. The
-      // params invalidate the messages tier (reference/providers.md §1.2), so the rule predicts a
-      // read of the head (tools + system) entries only: the observed read confirms the break when
-      // it is nearer to that than to the full expected read.
+      // A params-only break the provider's rules predict, but the observed read contradicts. Each
+      // parameter invalidates a tier (provider-rules.json `params`), so the rule predicts a read of
+      // the tiers before it only: the observed read confirms the break when it is nearer to that
+      // than to the full expected read.
       const paramsOnly = !bp && params !== null;
       const paramsConfirmed =
         paramsOnly && a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0
-          ? a.observedRead < (headRead(lin, req.tail, now, tokensAt, alive) + a.expectedRead) / 2
+          ? a.observedRead < (tierRead(lin, req.tail, changedParams!.tier, now, tokensAt, alive) + a.expectedRead) / 2
           : collapsed;
       if (paramsOnly && a.observedRead !== null && !paramsConfirmed) {
         params!.certainty = 'likely';
@@ -367,18 +368,24 @@ function expectedRead(
 }
 
 /**
- * Tokens the provider should read when the messages tier is invalidated (a params change): the
- * expected read of the request cut after its last head block (tools, system), 0 when it has none.
+ * Tokens the provider should read when a params change invalidates `tier` and every tier rendered
+ * after it (family render order): the expected read of the request cut before its first block of
+ * an invalidated tier; 0 when that is the first block (or the tier is `all`). An opaque head
+ * (tools + system) is invalidated unless only the messages are.
  */
-function headRead(
+function tierRead(
   lin: Lineage,
   tail: BlockNode,
+  tier: Tier,
   now: number | null,
   tokensAt: TokensAt,
   alive: (e: Entry) => boolean,
 ): number {
+  if (tier === 'all') return 0;
+  const order = lin.family.renderOrder;
+  const invalid = (s: BlockNode['block']['segment']) => (s === 'head' ? tier !== 'messages' : order.indexOf(s) >= order.indexOf(tier));
   let d = 0;
-  while (d < tail.depth && tail.at(d + 1)!.block.segment !== 'messages') d++;
+  while (d < tail.depth && !invalid(tail.at(d + 1)!.block.segment)) d++;
   const head = tail.at(d);
   if (!head) return 0;
   const depths = lin.recent.map((e) => commonDepth(e.tail, head));

@@ -4,6 +4,7 @@
 import type { BlockNode } from './chain.js';
 import type { BreakPoint } from './diverge.js';
 import type { Block, LlmRequest } from './model.js';
+import type { CacheParam, Tier } from './rules.js';
 
 /** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
 const utf8 = new TextDecoder();
@@ -79,15 +80,27 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
   return causes;
 }
 
+/** Tiers from the widest: a change of several parameters invalidates the widest of their tiers. */
+const TIER_WIDTH: Record<Tier, number> = { all: 3, system: 2, messages: 1 };
+
 /**
- * Causes for requests whose prefix bytes match but whose parameters differ in a way the family
- * says invalidates the cache (e.g. Anthropic thinking → messages tier).
+ * The cause for parameters that differ between two requests of a lineage in a way the family says
+ * invalidates the cache (provider-rules.json `params`: Anthropic thinking → messages tier, OpenAI
+ * service_tier → everything), with the widest tier the changed ones invalidate.
+ * @returns null when no cache-relevant parameter changed
  */
-export function paramsCause(prev: LlmRequest, req: LlmRequest, invalidating: string[]): Cause | null {
-  const changed = invalidating.filter((k) => (prev.params[k] ?? null) !== (req.params[k] ?? null));
+export function paramsCause(prev: LlmRequest, req: LlmRequest, params: readonly CacheParam[]): { cause: Cause; tier: Tier } | null {
+  const changed = params.filter((p) => (own(prev.params, p.key) ?? null) !== (own(req.params, p.key) ?? null));
   if (!changed.length) return null;
-  const detail = changed.map((k) => `${k}: ${show(prev.params[k])} → ${show(req.params[k])}`).join('; ');
-  return { kind: 'params-changed', detail, certainty: 'certain' };
+  const tier = changed.reduce<Tier>((t, p) => (TIER_WIDTH[p.invalidates] > TIER_WIDTH[t] ? p.invalidates : t), 'messages');
+  const what = tier === 'all' ? 'the whole prefix' : `the ${tier} tier${tier === 'system' ? ' and what follows' : ''}`;
+  const detail = `${changed.map((p) => `${p.key}: ${show(own(prev.params, p.key))} → ${show(own(req.params, p.key))}`).join('; ')} (invalidates ${what})`;
+  return { cause: { kind: 'params-changed', detail, certainty: 'certain' }, tier };
+}
+
+/** A parameter's value when it is an own property (parameter names come from the rules file). */
+function own(params: LlmRequest['params'], key: string): LlmRequest['params'][string] | undefined {
+  return Object.hasOwn(params, key) ? params[key] : undefined;
 }
 
 function show(v: unknown): string {

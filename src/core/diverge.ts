@@ -2,7 +2,7 @@
  * Divergence: where a request's prefix chain first differs from a cache entry's chain.
  */
 import { commonDepth, type BlockNode } from './chain.js';
-import type { Block, BreakSegment } from './model.js';
+import type { Block, BreakSegment, Segment } from './model.js';
 import { pathAtOffset } from './jsonspan.js';
 
 /** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
@@ -43,39 +43,44 @@ export interface BreakPoint {
   newBlock?: Block;
 }
 
+/** Render order used when the caller gives none (Anthropic, reference/providers.md §1.2). */
+const DEFAULT_ORDER: readonly Segment[] = ['tools', 'system', 'messages'];
+
 /**
  * Locates the first divergence between an entry chain and a request chain.
  * Returns null when the request extends (or equals, or is a prefix of) the entry.
+ * @param renderOrder the provider family's segment order (provider-rules.json `renderOrder`); an
+ *   opaque head always comes first
  */
-export function diverge(entry: BlockNode | null, request: BlockNode | null): BreakPoint | null {
+export function diverge(entry: BlockNode | null, request: BlockNode | null, renderOrder: readonly Segment[] = DEFAULT_ORDER): BreakPoint | null {
   if (!request) return null;
   const common = commonDepth(entry, request);
   if (!entry || common >= entry.depth || common >= request.depth) return null;
   const oldNode = entry.at(common + 1)!;
   const newNode = request.at(common + 1)!;
-  return locate(oldNode, newNode);
+  return locate(oldNode, newNode, renderOrder);
 }
 
-/** Segments in render order (every family renders head/tools before system before messages). */
-const SEGMENT_ORDER: ReadonlyArray<Block['segment']> = ['head', 'tools', 'system', 'messages'];
-
-function locate(oldNode: BlockNode, newNode: BlockNode): BreakPoint {
+function locate(oldNode: BlockNode, newNode: BlockNode, renderOrder: readonly Segment[]): BreakPoint {
   const o = oldNode.block;
   const n = newNode.block;
   const sameItem = o.segment === n.segment;
   const off = sameItem ? firstDiff(o.bytes, n.bytes) : 0;
   // The differing blocks are of different segments when one side's segment ended there: a block
   // was removed from the end of the old side's segment, or added at the end of the new side's.
-  // The break is in the earlier of the two segments (a removed last tool is a tools change, not
-  // a system change), at the item that was removed or added.
-  const oldFirst = !sameItem && SEGMENT_ORDER.indexOf(o.segment) < SEGMENT_ORDER.indexOf(n.segment);
-  const base = n.startPath ?? n.path;
-  const inner = n.segment === 'head' ? '' : pathAtOffset(n.bytes, off);
+  // The break is in the earlier of the two segments in render order (a removed last tool is a
+  // tools change, not a system change), at the item that was removed or added; a removed item is
+  // named by its path in the entry, since the request has no such item.
+  const rank = (s: Block['segment']) => (s === 'head' ? -1 : renderOrder.indexOf(s));
+  const oldFirst = !sameItem && rank(o.segment) < rank(n.segment);
+  const at = oldFirst ? o : n;
+  const base = at.startPath ?? at.path;
+  const inner = at.segment === 'head' || oldFirst ? '' : pathAtOffset(n.bytes, off);
   const byteOffset = n.bodyOffset !== undefined ? n.bodyOffset + rawOffset(off, n.removed) : (newNode.prev?.bytesThrough ?? 0) + off;
   return {
-    segment: oldFirst ? o.segment : n.segment,
-    blockIndex: oldFirst ? o.item : n.item,
-    path: n.segment === 'head' ? '(head)' : base + inner,
+    segment: at.segment,
+    blockIndex: at.item,
+    path: at.segment === 'head' ? '(head)' : base + inner,
     byteOffset,
     before: excerpt(o.bytes, off),
     after: excerpt(n.bytes, off),

@@ -6,17 +6,26 @@ import data from './provider-rules.json';
 import type { LlmRequest, Prices } from './model.js';
 import { ownGet } from './own.js';
 
+/** A tier of the prefix a parameter change invalidates: everything, the system tier and what renders after it, or the messages. */
+export type Tier = 'all' | 'system' | 'messages';
+
+const ParamSchema = z.object({ key: z.string(), invalidates: z.enum(['all', 'system', 'messages']), source: z.string() });
+
 const FamilySchema = z.object({
   id: z.string(),
   apis: z.array(z.string()),
   match: z.string(),
-  renderOrder: z.array(z.enum(['tools', 'system', 'messages'])),
+  /** Segment order as the provider renders the prefix; messages last (every tier ends with the conversation). */
+  renderOrder: z
+    .array(z.enum(['tools', 'system', 'messages']))
+    .refine((o) => o.length === 3 && new Set(o).size === 3 && o[2] === 'messages', 'renderOrder lists tools and system once each, then messages'),
   breakpoints: z.object({ explicit: z.boolean(), max: z.number(), lookbackBlocks: z.number() }),
   minimumTokens: z.array(z.object({ match: z.string(), tokens: z.number() })),
   stepTokens: z.number(),
   ttlSeconds: z.object({ default: z.number(), extended: z.number() }),
   multipliers: z.object({ read: z.number(), write5m: z.number(), write1h: z.number() }),
-  invalidates: z.object({ params: z.array(z.string()) }),
+  /** Cache-relevant request parameters and the tier each invalidates when it changes (with its source). */
+  params: z.array(ParamSchema),
   sources: z.array(z.string()),
 });
 const RulesSchema = z.object({
@@ -27,6 +36,8 @@ const RulesSchema = z.object({
 
 /** The caching rules of one provider family (see provider-rules.json for sources). */
 export type ProviderFamily = z.infer<typeof FamilySchema>;
+/** One cache-relevant parameter of a family: its body key (dotted for a member) and the tier it invalidates. */
+export type CacheParam = z.infer<typeof ParamSchema>;
 /** The whole rules file. */
 export type ProviderRules = z.infer<typeof RulesSchema>;
 

@@ -10,6 +10,7 @@
  */
 import type { Block, CacheBreakpoint, Segment } from './model.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
+import { defaultRules, familyFor, type ProviderRules } from './rules.js';
 
 /** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
 const utf8 = new TextDecoder();
@@ -17,7 +18,10 @@ const utf8 = new TextDecoder();
 /** The prefix-relevant content of one captured request body. */
 export interface WireRequest {
   model: string;
-  /** Blocks in the body's segment order: tools, system, messages. */
+  /**
+   * Blocks in the provider's render order (provider-rules.json `renderOrder` of the model's family,
+   * e.g. tools → system → messages), then body order within a segment.
+   */
   blocks: Block[];
   /** Non-prefix parameters that can invalidate a cache (thinking, effort, tool_choice, max tokens). */
   params: Record<string, string | number | boolean | null>;
@@ -32,11 +36,14 @@ export type WireApi = 'anthropic-messages' | 'openai-completions' | 'openai-resp
 
 /** Keys that are cache markers, not content. */
 const MARKER_KEYS = new Set(['cache_control', 'cachePoint']);
-/** Top-level keys that are request parameters (compared by value, not hashed). */
+/**
+ * Keys that are request parameters (compared by value, not hashed), besides the cache-relevant
+ * ones the family lists in provider-rules.json `params`. A dotted key names a member of an object.
+ */
 const PARAM_KEYS: Record<WireApi, string[]> = {
-  'anthropic-messages': ['thinking', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'top_k', 'output_config'],
-  'openai-completions': ['reasoning_effort', 'max_completion_tokens', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls'],
-  'openai-responses': ['reasoning', 'max_output_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls', 'text', 'include'],
+  'anthropic-messages': ['thinking', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'top_k', 'output_config', 'speed'],
+  'openai-completions': ['reasoning_effort', 'service_tier', 'max_completion_tokens', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls'],
+  'openai-responses': ['reasoning', 'reasoning.effort', 'service_tier', 'max_output_tokens', 'tool_choice', 'temperature', 'top_p', 'prompt_cache_retention', 'parallel_tool_calls', 'text', 'include'],
 };
 
 /** Guesses the wire API from a body's keys (`input` → Responses, `system` or an `input_schema` tool → Anthropic). */
@@ -47,12 +54,19 @@ function detectApi(root: Span): WireApi {
 }
 
 /**
- * Parses a captured body into blocks.
+ * Parses a captured body into blocks, in the render order of the model's provider family.
+ *
+ * What the provider caches as prefix: `tools`; the system prompt (Anthropic `system`; OpenAI
+ * Responses `instructions`; the system/developer messages that open a Chat Completions `messages`
+ * or Responses `input` list); then the messages. A `role: "system"` item later in the list, or
+ * anywhere in an Anthropic `messages` array (some hosts and gateways send one), is rendered where it
+ * stands, so it belongs to the messages tier.
  * @param body the exact request bytes (UTF-8 JSON)
  * @param api the wire API; detected from the keys when omitted
+ * @param rules provider rules whose `renderOrder` orders the segments
  * @throws SyntaxError when the body is not JSON (message includes the byte offset)
  */
-export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { api: WireApi } {
+export function parseWireBody(body: Uint8Array, api?: WireApi, rules: ProviderRules = defaultRules): WireRequest & { api: WireApi } {
   const root = scanSpans(body, 6);
   const text = (s: Span) => utf8.decode(body.subarray(s.start, s.end));
   const json = (s: Span | undefined): unknown => (s ? JSON.parse(text(s)) : undefined);
@@ -69,18 +83,29 @@ export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { 
     const system = member(root, 'system');
     if (system?.items) system.items.forEach((s, i) => b.add('system', i, `system[${i}]`, s.start, s.end));
     else if (system) b.add('system', 0, 'system', system.start, system.end);
+  } else if (resolvedApi === 'openai-responses') {
+    // Responses renders `instructions` as the system prompt ahead of the input items (Codex sends
+    // its whole system prompt there).
+    const instructions = member(root, 'instructions');
+    if (instructions && instructions.type !== 'literal') b.add('system', 0, 'instructions', instructions.start, instructions.end, 'system');
   }
   let systemItem = b.count('system');
   let messageItem = 0;
+  // Only the system/developer items that open the list are the system prompt (OpenAI APIs).
+  let leading = resolvedApi !== 'anthropic-messages';
   messages?.items?.forEach((m, i) => {
     const role = json(member(m, 'role'));
     const path = `${messagesKey}[${i}]`;
-    if (role === 'system' || role === 'developer') {
+    if (leading && (role === 'system' || role === 'developer')) {
       b.add('system', systemItem++, path, m.start, m.end, String(role));
       return;
     }
+    leading = false;
     b.addMessage(messageItem++, path, m, typeof role === 'string' ? role : String(json(member(m, 'type')) ?? ''));
   });
+  const model = String(json(member(root, 'model')) ?? '');
+  const family = familyFor(model, resolvedApi, rules);
+  b.order(family.renderOrder);
 
   // Automatic caching: one top-level `cache_control` acts as a breakpoint on the last cacheable
   // block (https://platform.claude.com/docs/en/build-with-claude/prompt-caching, "Automatic caching").
@@ -89,14 +114,15 @@ export function parseWireBody(body: Uint8Array, api?: WireApi): WireRequest & { 
   if (auto && last && !last.breakpoint) last.breakpoint = { ttlSeconds: ttlOf(body, auto) };
 
   const params: WireRequest['params'] = {};
-  for (const key of PARAM_KEYS[resolvedApi]) {
-    const v = member(root, key);
+  for (const key of new Set([...PARAM_KEYS[resolvedApi], ...family.params.map((p) => p.key)])) {
+    let v: Span | undefined = root;
+    for (const part of key.split('.')) v = v && member(v, part);
     if (v) params[key] = v.type === 'object' || v.type === 'array' ? text(v) : (json(v) as string | number | boolean | null);
   }
   const cacheKey = json(member(root, 'prompt_cache_key'));
   return {
     api: resolvedApi,
-    model: String(json(member(root, 'model')) ?? ''),
+    model,
     blocks: b.blocks,
     params,
     cacheKey: typeof cacheKey === 'string' ? cacheKey : undefined,
@@ -156,6 +182,13 @@ export class BlockBuilder {
 
   count(segment: Segment): number {
     return this.blocks.filter((x) => x.segment === segment).length;
+  }
+
+  /** Puts the blocks in render order: segments as `order` lists them, body order within each. */
+  order(order: readonly Segment[]): void {
+    const rank = (b: Block) => (b.segment === 'head' ? -1 : order.indexOf(b.segment));
+    // Array.prototype.sort is stable (ES2019), so body order holds within a segment.
+    this.blocks.sort((x, y) => rank(x) - rank(y));
   }
 
   add(segment: Segment, item: number, path: string, start: number, end: number, role?: string, startPath?: string, origin?: string): void {

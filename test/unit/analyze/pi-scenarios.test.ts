@@ -36,7 +36,7 @@ describe('analysis of the recorded Pi main scenario', () => {
     ]);
     assert.match(a.requests[8].causes[0].detail, /^compaction/);
     assert.match(a.requests[9].causes[0].detail, /^branch/);
-    assert.equal(a.requests[9].causes[1].detail, 'thinking: high → off');
+    assert.equal(a.requests[9].causes[1].detail, 'thinking: high → off (invalidates the messages tier)');
     // Back on gpt-5 after the detour: compared with its own lineage's last entry (#4).
     assert.equal(a.requests[12].matched, 4);
   });

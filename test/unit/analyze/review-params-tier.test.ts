@@ -29,3 +29,41 @@ describe('review: a params change with a read of the head only', () => {
     assert.deepEqual(r.causes.map((c) => [c.kind, c.certainty]), [['params-changed', 'likely']]);
   });
 });
+
+describe('review: each cache-relevant parameter invalidates its own tier (provider-rules.json params)', () => {
+  const noRead = (m: any) => (m.usage.prompt_tokens_details ? (m.usage.prompt_tokens_details.cached_tokens = 0) : (m.usage.input_tokens_details.cached_tokens = 0));
+
+  it('OpenAI service_tier default → flex: nothing can be read, a params break (was: unexplained miss)', async () => {
+    const dir = captureDir(PI_MAIN, [
+      ['003-openai-completions', (b) => (b.service_tier = 'default')],
+      ['004-openai-completions', (b) => (b.service_tier = 'flex'), noRead],
+    ]);
+    const r = analyzeSession(await readCaptureSession(dir)).requests[1];
+    assert.deepEqual([r.verdict, r.break!.segment, r.break!.path, r.break!.before, r.break!.after], ['break', 'params', 'service_tier', 'default', 'flex']);
+    assert.equal(r.causes[0].detail, 'service_tier: default → flex (invalidates the whole prefix)');
+  });
+
+  it('OpenAI Responses reasoning.effort low → high with the read gone: a params break on that member', async () => {
+    const effort = (e: string) => (b: any) => (b.reasoning = { effort: e, summary: 'auto' });
+    const dir = captureDir(PI_MAIN, [
+      ['014-openai-responses', effort('low')],
+      ['015-openai-responses', effort('high'), noRead],
+    ]);
+    const r = analyzeSession(await readCaptureSession(dir)).requests[1];
+    assert.deepEqual([r.verdict, r.break!.segment, r.break!.path], ['break', 'params', 'reasoning.effort']);
+    assert.deepEqual(r.causes.map((c) => c.detail), ['reasoning.effort: low → high (invalidates the whole prefix)']);
+  });
+
+  it('Anthropic speed invalidates the system tier: a read of the system entry contradicts it, a read of 0 confirms it', async () => {
+    const read = (n: number) => (m: any) => (m.usage = { input_tokens: 0, cache_creation_input_tokens: 2622 - n, cache_read_input_tokens: n, output_tokens: 5 });
+    const run = async (n: number) =>
+      analyzeSession(await readCaptureSession(captureDir(PI_MAIN, [['006-anthropic-messages'], ['007-anthropic-messages', (b) => (b.speed = 'fast'), read(n)]]))).requests[1];
+    // 1519 = the system entry: a change that invalidates the system tier cannot have read it (a
+    // messages-tier parameter would have been confirmed by this read).
+    const kept = await run(1519);
+    assert.equal(kept.verdict, 'hit');
+    assert.deepEqual(kept.causes.map((c) => [c.certainty, c.detail]), [['likely', 'speed: (none) → fast (invalidates the system tier and what follows) (the provider still read the cache)']]);
+    const gone = await run(0);
+    assert.deepEqual([gone.verdict, gone.break!.path], ['break', 'speed']);
+  });
+});
