@@ -12,6 +12,7 @@ import { analyzeRefCached, defaultCacheDir } from '../cache/results.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
 import type { SessionRef } from '../hosts/registry.js';
 import { fleetCommand } from './fleet.js';
+import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers.js';
 import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
@@ -200,8 +201,18 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   // One session at a time: read, analyzed, written and released (memory follows the largest one).
   // Results are cached per session file ($XDG_CACHE_HOME/prefix-lens); --no-cache reads everything.
   const cacheDir = defaultCacheDir(process.env);
-  const analyzeRef = args.values['no-cache'] ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir });
-  for await (const s of sessionReports(inputs, { env: process.env, onError, analyzeRef })) {
+  const noCache = args.values['no-cache'] === true;
+  const analyzeRef = noCache ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir });
+  // Several sessions: analyzed in worker threads, written here in order.
+  let pool: WorkerPool | undefined;
+  const parallel = (refs: number) => {
+    const n = workerCount(refs);
+    if (n < 1) return undefined;
+    pool ??= new WorkerPool(n, noCache ? null : cacheDir);
+    return { analyze: (ref: SessionRef) => pool!.analyze(ref), ahead: pool.size };
+  };
+  try {
+    for await (const s of sessionReports(inputs, { env: process.env, onError, analyzeRef, parallel })) {
     count++;
     if (unreadable(s)) bad.push({ ...s, requests: [] });
     if (command === 'check') failed.push(...failing(s));
@@ -214,6 +225,9 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
         renderSession(s, out);
       }
     }
+  }
+  } finally {
+    await pool?.close();
   }
   if (command === 'check') {
     // A gate must not pass on input it could not read.
@@ -239,7 +253,8 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   return count === bad.length && (errors > 0 || bad.length > 0) ? 2 : 0;
 }
 
-if (require.main === module) {
+if (isAnalysisWorker()) workerMain();
+else if (require.main === module) {
   // A closed pipe (`prefix-lens analyze | head`) ends the output, not the program with a stack trace.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);

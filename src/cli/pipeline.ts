@@ -27,6 +27,11 @@ export interface PipelineOptions {
    * and analyzing it in this thread.
    */
   analyzeRef?: (ref: SessionRef) => Promise<SessionReport[]>;
+  /**
+   * Parallel analysis for an input of `refs` sessions (e.g. a worker pool), or undefined to stay
+   * sequential: `ahead` refs are analyzed ahead of the one being yielded.
+   */
+  parallel?: (refs: number) => { analyze: (ref: SessionRef) => Promise<SessionReport[]>; ahead: number } | undefined;
 }
 
 /** The report entry of one read session (analysis + phux context stream). */
@@ -63,17 +68,18 @@ export async function* sessionReports(inputs: Input[], opts: PipelineOptions): A
         opts.onError((e as Error).message);
         continue;
       }
-      for (const ref of refs) {
-        if (seen.has(ref.key)) continue;
-        seen.add(ref.key);
-        let reports: SessionReport[];
-        try {
-          reports = await analyze(ref);
-        } catch (e) {
-          opts.onError(`${ref.path}: ${(e as Error).message}`);
-          continue;
-        }
-        yield* reports;
+      const todo = refs.filter((r) => !seen.has(r.key) && seen.add(r.key));
+      const par = todo.length > 1 ? opts.parallel?.(todo.length) : undefined;
+      const run = par?.analyze ?? analyze;
+      // A window of analyses in flight; results are yielded in ref order.
+      const window: Array<Promise<SessionReport[] | Error>> = [];
+      const start = (ref: SessionRef) => window.push(run(ref).catch((e: unknown) => new Error(`${ref.path}: ${(e as Error).message}`)));
+      let i = 0;
+      while (i < todo.length || window.length) {
+        while (i < todo.length && window.length <= (par?.ahead ?? 0)) start(todo[i++]);
+        const r = await window.shift()!;
+        if (r instanceof Error) opts.onError(r.message);
+        else yield* r;
       }
     }
   } finally {

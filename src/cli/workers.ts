@@ -1,0 +1,107 @@
+/**
+ * Worker threads for the CLI: several sessions are read and analyzed at once, one per worker
+ * (each holds one session at a time), while the main thread writes the results in input order.
+ *
+ * The worker runs the same bundle as the CLI (`dist/cli.js` starts `workerMain` when it is loaded
+ * as a worker with `workerData.prefixLensWorker`), so nothing else has to be shipped. From sources
+ * (tsx, tests) the CLI analyzes in its own thread.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { analyzeRefCached, analyzeRefUncached } from '../cache/results.js';
+import type { SessionRef } from '../hosts/registry.js';
+import { releaseReaders } from '../hosts/registry.js';
+import type { SessionReport } from '../report/json.js';
+
+/** A job for a worker: one ref, analyzed through the cache folder when given. */
+interface Job {
+  id: number;
+  ref: SessionRef;
+  cacheDir: string | null;
+}
+
+type Reply = { id: number; ok: true; reports: SessionReport[] } | { id: number; ok: false; error: string };
+
+/** True in a thread started by WorkerPool. */
+export function isAnalysisWorker(): boolean {
+  return !isMainThread && (workerData as { prefixLensWorker?: boolean } | null)?.prefixLensWorker === true;
+}
+
+/** The worker's loop: analyze each job, reply, release the readers' state between jobs. */
+export function workerMain(): void {
+  parentPort!.on('message', (job: Job) => {
+    const run = job.cacheDir ? analyzeRefCached(job.ref, { cacheDir: job.cacheDir }) : analyzeRefUncached(job.ref);
+    run.then(
+      (reports) => parentPort!.postMessage({ id: job.id, ok: true, reports } satisfies Reply),
+      (e: unknown) => parentPort!.postMessage({ id: job.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies Reply),
+    );
+  });
+  // OpenCode's database stays open between refs of one store; it is freed when the pool ends.
+  process.on('exit', releaseReaders);
+}
+
+/**
+ * Number of workers for `refs` sessions: none for one session or one core, else one per core
+ * (at most 4: each holds a session; the main thread only writes). `PREFIX_LENS_WORKERS` overrides
+ * (0 = analyze in the main thread).
+ */
+export function workerCount(refs: number, env: NodeJS.ProcessEnv = process.env): number {
+  const forced = env.PREFIX_LENS_WORKERS;
+  if (forced !== undefined && /^\d+$/.test(forced)) return Math.min(Number(forced), refs);
+  if (refs < 2 || !__filename.endsWith('.js')) return 0;
+  return Math.min(refs, Math.max(0, Math.min(4, availableParallelism())));
+}
+
+/** A fixed set of analysis workers; jobs go to the least busy one. */
+export class WorkerPool {
+  private readonly workers: Array<{ w: Worker; busy: number }> = [];
+  private readonly pending = new Map<number, { resolve: (r: SessionReport[]) => void; reject: (e: Error) => void }>();
+  private next = 0;
+
+  /**
+   * @param size number of workers (≥ 1)
+   * @param cacheDir result cache folder, or null for --no-cache
+   */
+  constructor(
+    size: number,
+    private readonly cacheDir: string | null,
+  ) {
+    for (let i = 0; i < size; i++) {
+      const w = new Worker(__filename, { workerData: { prefixLensWorker: true } });
+      const slot = { w, busy: 0 };
+      w.on('message', (r: Reply) => {
+        slot.busy--;
+        const p = this.pending.get(r.id);
+        this.pending.delete(r.id);
+        if (r.ok) p?.resolve(r.reports);
+        else p?.reject(new Error(r.error));
+      });
+      w.on('error', (e) => {
+        for (const p of this.pending.values()) p.reject(e);
+        this.pending.clear();
+      });
+      this.workers.push(slot);
+    }
+  }
+
+  /** Number of workers. */
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** Analyzes one ref in a worker. @throws the worker's error */
+  analyze(ref: SessionRef): Promise<SessionReport[]> {
+    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+    slot.busy++;
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      slot.w.postMessage({ id, ref, cacheDir: this.cacheDir } satisfies Job);
+    });
+  }
+
+  /** Stops every worker. */
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((s) => s.w.terminate()));
+  }
+}
