@@ -1,11 +1,15 @@
 // Bundles the CLI (and, when present, the extension and the webview) with esbuild.
+//   --production  (vscode:prepublish, i.e. `npm run package`): minified, no source maps (the VSIX ships none).
 import { build } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' };
+const production = process.argv.includes('--production');
+const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: !production, minify: production, logLevel: 'warning' };
+// A production build leaves no maps of an earlier development build behind in dist/.
+if (production) for (const f of existsSync('dist') ? readdirSync('dist') : []) if (f.endsWith('.map')) rmSync(join('dist', f));
 const jobs = [
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', format: 'cjs', banner: { js: '#!/usr/bin/env node' } }),
 ];

@@ -1,0 +1,151 @@
+/**
+ * The Marketplace package: `npm run package` (production build + vsce) from a clean copy of the
+ * project, then the VSIX read back entry by entry. It must hold exactly what the installed extension
+ * loads at run time and what the Marketplace shows, nothing else, within the size budget.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, posix, resolve } from 'node:path';
+import { packageVsix, readVsix } from '../../../scripts/vsix/vsix.mjs';
+
+/**
+ * Budget for the whole .vsix file, bytes. Measured 2026-12-01: about 0.6 MiB (sql-wasm.wasm alone
+ * is 672 KiB, 300 KiB zipped). Raise it only for something the extension needs at run time.
+ */
+const VSIX_BUDGET_BYTES = 1_200_000;
+
+/** Entries any Prefix Lens VSIX may hold (paths inside the zip). */
+const ALLOWED: RegExp[] = [
+  /^\[Content_Types\]\.xml$/,
+  /^extension\.vsixmanifest$/,
+  /^extension\/(package\.json|readme\.md|changelog\.md|LICENSE\.txt)$/,
+  /^extension\/dist\/(extension|worker|webview)\.js$/,
+  /^extension\/dist\/webview\.css$/,
+  /^extension\/dist\/sql-wasm\.wasm$/,
+  /^extension\/resources\/[\w./-]+\.(png|svg|md)$/,
+];
+
+/** Node's modules that reach the network (the bundles' only way out besides the webview's CSP). */
+const NETWORK = new Set(['http', 'https', 'http2', 'net', 'tls', 'dgram', 'dns', 'dns/promises', 'inspector']);
+
+const repo = resolve('.');
+const hasExtension = existsSync(join(repo, 'src/extension/extension.ts'));
+
+describe('VSIX package (npm run package)', function () {
+  this.timeout(180_000);
+  let dir: string;
+  let file: string;
+  let built: { log: string; dist: string[] };
+  let entries: Map<string, { size: number; compressedSize: number; data: Buffer }>;
+  let manifest: Record<string, any>;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'prefix-lens-vsix-test-'));
+    file = join(dir, 'prefix-lens.vsix');
+    built = packageVsix(repo, file);
+    entries = await readVsix(file);
+    manifest = JSON.parse(entries.get('extension/package.json')!.data.toString('utf8'));
+    const size = statSync(file).size;
+    console.log(`      VSIX: ${entries.size} entries, ${size} bytes (${(size / 1024).toFixed(1)} KiB; budget ${VSIX_BUDGET_BYTES} bytes)`);
+    for (const [name, e] of entries) console.log(`        ${String(e.size).padStart(8)}  ${name}`);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('holds no entry outside the allowlist (no sources, tests, fixtures, scripts, maps, CLI, local env)', () => {
+    const unexpected = [...entries.keys()].filter((n) => !ALLOWED.some((re) => re.test(n)));
+    assert.deepEqual(unexpected, []);
+  });
+
+  it('stays within the size budget', () => {
+    assert.ok(statSync(file).size <= VSIX_BUDGET_BYTES, `${statSync(file).size} bytes > budget ${VSIX_BUDGET_BYTES}`);
+  });
+
+  it('holds every file the production build writes for the extension (all but the CLI bundle)', () => {
+    const wanted = built.dist.filter((f) => f !== 'cli.js').map((f) => `extension/dist/${f}`);
+    assert.ok(wanted.includes('extension/dist/sql-wasm.wasm'), 'the build ships sql.js’s wasm');
+    assert.deepEqual(wanted.filter((n) => !entries.has(n)), []);
+    assert.ok(!built.dist.some((f) => f.endsWith('.map')), `no source maps in a production build: ${built.dist}`);
+  });
+
+  it('ships minified bundles without source maps that need nothing outside the package at run time', () => {
+    const bundles = [...entries.keys()].filter((n) => n.endsWith('.js'));
+    assert.ok(bundles.includes('extension/dist/webview.js'));
+    const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+    for (const name of bundles) {
+      const js = entries.get(name)!.data.toString('utf8');
+      assert.ok(!/sourceMappingURL/.test(js), `${name} points at a source map`);
+      const lines = js.split('\n').length;
+      assert.ok(js.length / lines > 400, `${name} does not look minified (${lines} lines for ${js.length} bytes)`);
+      // --no-dependencies ships no node_modules: a bare require would fail once installed.
+      const required = [...js.matchAll(/\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((m) => m[1]);
+      const foreign = [...new Set(required)].filter((m) => !builtins.has(m) && m !== 'vscode');
+      assert.deepEqual(foreign, [], `${name} requires modules that are not in the VSIX`);
+      // The privacy promise (MARKETPLACE.md): nothing is sent anywhere, so no network module is loaded.
+      const network = [...new Set(required)].filter((m) => NETWORK.has(m.replace(/^node:/, '')));
+      assert.deepEqual(network, [], `${name} loads a network module`);
+    }
+  });
+
+  it('carries the Marketplace metadata, readme, changelog and MIT license', () => {
+    for (const k of ['displayName', 'description', 'publisher', 'icon', 'categories', 'keywords', 'repository', 'license', 'galleryBanner']) {
+      assert.ok(manifest[k], `package.json has ${k}`);
+    }
+    assert.equal(manifest.license, 'MIT');
+    assert.match(entries.get('extension/LICENSE.txt')!.data.toString('utf8'), /^MIT License/);
+    assert.match(entries.get('extension/changelog.md')!.data.toString('utf8'), /Keep a Changelog/);
+    const readme = entries.get('extension/readme.md')!.data.toString('utf8');
+    assert.equal(readme.split('\n')[0], '# Prefix Lens');
+    // vsce rewrote every relative image to the repository's raw URL; each one exists in the project.
+    const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)/g)].map((m) => m[1]);
+    assert.ok(images.some((s) => /timeline-light\.png$/.test(s)), `the readme shows the Timeline (${images})`);
+    const raw = `${manifest.repository.url.replace(/\.git$/, '')}/raw/HEAD/`;
+    for (const src of images) {
+      assert.ok(src.startsWith(raw), `${src} is served from the repository`);
+      assert.ok(existsSync(join(repo, src.slice(raw.length))), `${src.slice(raw.length)} exists`);
+    }
+  });
+
+  it('has a 128×128 PNG icon inside the package', () => {
+    const png = entries.get(`extension/${posix.normalize(manifest.icon)}`)?.data;
+    assert.ok(png, `icon ${manifest.icon} is in the VSIX`);
+    assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+  });
+
+  it('finds every file the manifest names (main, view and walkthrough media) inside the package', () => {
+    const named: string[] = [];
+    if (manifest.main) named.push(manifest.main);
+    const c = manifest.contributes ?? {};
+    for (const list of Object.values<any[]>(c.viewsContainers ?? {})) for (const v of list) if (v.icon) named.push(v.icon);
+    for (const list of Object.values<any[]>(c.views ?? {})) for (const v of list) if (typeof v.icon === 'string') named.push(v.icon);
+    for (const w of c.walkthroughs ?? []) {
+      for (const s of w.steps) {
+        const m = s.media ?? {};
+        for (const p of [m.markdown, m.svg, ...(typeof m.image === 'string' ? [m.image] : Object.values(m.image ?? {}))]) if (p) named.push(p);
+      }
+    }
+    const missing = named.filter((p) => !entries.has(`extension/${posix.normalize(p)}`));
+    assert.deepEqual(missing, []);
+    if (hasExtension) {
+      assert.equal(manifest.main, './dist/extension.js');
+      assert.ok((c.walkthroughs ?? []).length >= 1, 'a walkthrough is contributed');
+    }
+  });
+
+  it('is a workspace (Node) extension for the VS Code its API types are pinned to, with limited untrusted and no virtual workspace support', () => {
+    const vsixManifest = entries.get('extension.vsixmanifest')!.data.toString('utf8');
+    const prop = (id: string) => new RegExp(`Id="${id.replace(/\./g, '\\.')}" Value="([^"]*)"`).exec(vsixManifest)?.[1];
+    assert.equal(prop('Microsoft.VisualStudio.Code.Engine'), manifest.engines.vscode);
+    if (!hasExtension) return; // before the extension exists the package is an empty shell
+    assert.equal(prop('Microsoft.VisualStudio.Code.ExtensionKind'), 'workspace');
+    const types = manifest.devDependencies['@types/vscode'];
+    assert.ok(types, '@types/vscode is a devDependency');
+    // engines.vscode ^X.Y.0 = the oldest VS Code whose API is used; the types pinned to that minor.
+    assert.equal(types.replace(/^[~^]/, '').split('.').slice(0, 2).join('.'), manifest.engines.vscode.replace(/^\^/, '').split('.').slice(0, 2).join('.'));
+    assert.equal(manifest.capabilities?.untrustedWorkspaces?.supported, 'limited');
+    assert.ok((manifest.capabilities.untrustedWorkspaces.restrictedConfigurations ?? []).includes('prefixLens.phux.path'));
+    assert.equal(manifest.capabilities?.virtualWorkspaces?.supported ?? manifest.capabilities?.virtualWorkspaces, false);
+  });
+});
