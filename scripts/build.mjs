@@ -3,11 +3,12 @@
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { writeNotices } from './notices.mjs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
-const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: !production, minify: production, logLevel: 'warning' };
+const common = { bundle: true, platform: 'node', target: 'node20', sourcemap: !production, minify: production, metafile: production, logLevel: 'warning' };
 // A production build leaves no maps of an earlier development build behind in dist/.
 if (production) for (const f of existsSync('dist') ? readdirSync('dist') : []) if (f.endsWith('.map')) rmSync(join('dist', f));
 const jobs = [
@@ -24,7 +25,7 @@ if (webview) {
   jobs.push(build({ ...browser, entryPoints: ['media/main.ts'], outfile: 'dist/webview.js', format: 'iife' }));
   jobs.push(build({ ...browser, entryPoints: ['media/main.css'], outfile: 'dist/webview.css' }));
 }
-await Promise.all(jobs);
+const results = await Promise.all(jobs);
 if (webview) {
   const kb = (f) => `${(statSync(f).size / 1024).toFixed(1)} KiB (${(gzipSync(readFileSync(f)).length / 1024).toFixed(1)} KiB gzip)`;
   console.log(`webview bundle: dist/webview.js ${kb('dist/webview.js')}, dist/webview.css ${kb('dist/webview.css')}`);
@@ -33,3 +34,8 @@ if (webview) {
 const sqlDist = dirname(createRequire(import.meta.url).resolve('sql.js'));
 mkdirSync('dist', { recursive: true });
 copyFileSync(join(sqlDist, 'sql-wasm.wasm'), 'dist/sql-wasm.wasm');
+// The VSIX ships the extension's bundles (not the CLI, job 0) and that wasm: their packages' license notices go with them.
+if (production && results.length > 1) {
+  const ids = writeNotices(results.slice(1).map((r) => r.metafile), 'dist/THIRD-PARTY-NOTICES.txt', [dirname(sqlDist)]);
+  console.log(`third-party notices: dist/THIRD-PARTY-NOTICES.txt (${ids.join(', ')})`);
+}

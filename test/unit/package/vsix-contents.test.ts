@@ -24,6 +24,7 @@ const ALLOWED: RegExp[] = [
   /^extension\/dist\/(extension|worker|webview)\.js$/,
   /^extension\/dist\/webview\.css$/,
   /^extension\/dist\/sql-wasm\.wasm$/,
+  /^extension\/dist\/THIRD-PARTY-NOTICES\.txt$/,
   /^extension\/resources\/[\w./-]+\.(png|svg|md)$/,
 ];
 
@@ -105,6 +106,21 @@ describe('VSIX package (npm run package)', function () {
       assert.ok(src.startsWith(raw), `${src} is served from the repository`);
       assert.ok(existsSync(join(repo, src.slice(raw.length))), `${src.slice(raw.length)} exists`);
     }
+  });
+
+  it('carries the license notice of every package its bundles and the wasm come from', () => {
+    const notices = entries.get('extension/dist/THIRD-PARTY-NOTICES.txt')?.data.toString('utf8');
+    assert.ok(notices, 'dist/THIRD-PARTY-NOTICES.txt is in the VSIX');
+    const listed = [...notices.matchAll(/^- (\S+)@\S+ \(/gm)].map((m) => m[1]);
+    const lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8'));
+    // the webview bundles zod; the wasm is sql.js's; the extension adds execa's tree
+    const wanted = ['zod', 'sql.js', ...(hasExtension ? ['execa'] : [])];
+    assert.deepEqual(wanted.filter((p) => !listed.includes(p)), []);
+    for (const p of listed) {
+      const version = lock.packages[`node_modules/${p}`]?.version;
+      assert.ok(notices.includes(`${p}@${version} (`), `${p} is listed at the locked version ${version}`);
+    }
+    assert.ok(!/no license file in the package/.test(notices), 'every bundled package has its license text');
   });
 
   it('has a 128×128 PNG icon inside the package', () => {
