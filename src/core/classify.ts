@@ -38,12 +38,19 @@ const SHIFT_MAX = 8;
 /** Changed runs longer than this (bytes, on either side) are rewrites, not volatile values. */
 const VOLATILE_MAX_BYTES = 96;
 
-/** Patterns of values that change by themselves (dates, times, ids, machine paths). */
+/** How far the changed bytes are widened to their enclosing token, at most (bytes, each side). */
+const TOKEN_MAX_BYTES = 256;
+
+/**
+ * Patterns of values that change by themselves (dates, times, ids, machine paths), tested on the
+ * whole changed token (the changed bytes widened to the enclosing word, path or key=value).
+ */
 const VOLATILE: Array<[string, RegExp]> = [
   ['date', /\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]* \w+ \d{1,2}\b/],
   ['time', /\b\d{1,2}:\d{2}(:\d{2})?\b/],
   ['uuid', /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i],
-  ['cwd', /(\/home\/|\/Users\/|\/tmp\/|\/private\/var\/|[A-Z]:\\\\)/],
+  // An absolute path of two or more components (POSIX, home-relative or Windows, JSON-escaped).
+  ['cwd', /(^|[^\w.])(~|[A-Za-z]:)?(\/|\\\\)[\w.@+-]+((\/|\\\\)[\w.@+-]+)+/],
   ['nonce', /\b[0-9a-f]{16,}\b/i],
 ];
 
@@ -73,11 +80,92 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
   // A volatile value is a short replacement (a date, an id), not a rewrite of the whole block.
   const sameKind = bp.oldBlock?.segment === bp.newBlock?.segment;
   const short = sameKind && region.oldChanged <= VOLATILE_MAX_BYTES && region.newChanged <= VOLATILE_MAX_BYTES;
-  const volatile = short ? VOLATILE.filter(([, re]) => re.test(region.old) || re.test(region.new)).map(([name]) => name) : [];
-  if (volatile.length && bp.segment !== 'head') {
+  const volatile = short && bp.segment !== 'head' ? volatileKinds(bp, region) : [];
+  if (volatile.length) {
     causes.push({ kind: 'volatile-value', detail: `${volatile.join(', ')} in the changed bytes`, certainty: 'likely' });
   }
   return causes;
+}
+
+/** Bytes that end a token: whitespace and the punctuation around values in text and JSON. */
+const TOKEN_END = new Set([...' \t\r\n"\'`<>()[]{},;|'].map((c) => c.charCodeAt(0)));
+/** Second bytes of JSON escapes that stand for a token end (`\n`, `\t`, `\r`, `\"`). */
+const ESCAPED_END = new Set([...'ntr"'].map((c) => c.charCodeAt(0)));
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+/** `n` of the JSON escape `\n`. */
+const NEWLINE_ESCAPE = 0x6e;
+
+/** Whether byte `i` of JSON-encoded text ends a token (a delimiter, or part of an escaped one). */
+function tokenEnd(b: Uint8Array, i: number): boolean {
+  const c = b[i];
+  if (TOKEN_END.has(c)) return true;
+  if (c === BACKSLASH && ESCAPED_END.has(b[i + 1])) return true;
+  return i > 0 && b[i - 1] === BACKSLASH && ESCAPED_END.has(c);
+}
+
+/**
+ * The whole changed token on each side: the changed bytes widened left to where the token starts
+ * (from the shared prefix) and right to where it ends (into the shared suffix), at most
+ * TOKEN_MAX_BYTES each way. A cwd changed in its last components, `cch=56445` → `cch=81234` or a
+ * counter then show their whole value, not only the changed digits.
+ */
+function changedTokens(bp: BreakPoint, suffix: number): { old: string; new: string; oldRun: string; newRun: string } {
+  const o = bp.oldBlock?.bytes ?? new Uint8Array();
+  const n = bp.newBlock?.bytes ?? new Uint8Array();
+  const off = bp.offsetInBlock;
+  let start = off;
+  while (start > 0 && off - start < TOKEN_MAX_BYTES && !tokenEnd(n, start - 1)) start--;
+  const end = (b: Uint8Array) => {
+    let e = b.length - suffix;
+    const stop = Math.min(b.length, e + TOKEN_MAX_BYTES);
+    while (e < stop && !tokenEnd(b, e)) e++;
+    return e;
+  };
+  const oldEnd = Math.max(off, end(o));
+  const newEnd = Math.max(off, end(n));
+  return {
+    old: utf8.decode(o.subarray(start, oldEnd)),
+    new: utf8.decode(n.subarray(start, newEnd)),
+    oldRun: numberRun(o, off, o.length - suffix),
+    newRun: numberRun(n, off, n.length - suffix),
+  };
+}
+
+/** Whether a byte is an ASCII hex digit. */
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+/**
+ * The run of hex digits the change [from, to) sits in (widened both ways), or '' when a changed
+ * byte is not a hex digit: the value of a counter or a short nonce (`56445` of `cch=56445`).
+ */
+function numberRun(b: Uint8Array, from: number, to: number): string {
+  for (let i = from; i < to; i++) if (!isHex(b[i])) return '';
+  let s = from;
+  let e = Math.max(from, to);
+  while (s > 0 && isHex(b[s - 1])) s--;
+  while (e < b.length && isHex(b[e])) e++;
+  return utf8.decode(b.subarray(s, e));
+}
+
+/**
+ * Kinds of volatile value in the changed tokens: the patterns above, plus a `counter` (a decimal
+ * number that went up by at most 1000) and a short `nonce` (a changed run of at least 4 digits or
+ * hex digits with a digit in it, such as `cch=56445`).
+ */
+function volatileKinds(bp: BreakPoint, region: { suffix: number }): string[] {
+  const t = changedTokens(bp, region.suffix);
+  const kinds = VOLATILE.filter(([, re]) => re.test(t.old) || re.test(t.new)).map(([name]) => name);
+  if (kinds.length || !t.oldRun || !t.newRun) return kinds;
+  const decimal = /^\d+$/;
+  if (decimal.test(t.oldRun) && decimal.test(t.newRun) && t.oldRun.length <= 9 && t.newRun.length <= 9) {
+    const step = Number(t.newRun) - Number(t.oldRun);
+    if (step > 0 && step <= 1000) return ['counter'];
+  }
+  const long = (r: string) => r.length >= 4 && /\d/.test(r);
+  return long(t.oldRun) && long(t.newRun) ? ['nonce'] : [];
 }
 
 /** Tiers from the widest: a change of several parameters invalidates the widest of their tiers. */
@@ -120,21 +208,17 @@ function insidePhuxContext(bytes: Uint8Array | undefined, off: number): boolean 
   return close < 0 || off < close + '</phux-context>'.length;
 }
 
-/** The changed bytes on both sides: from a little before the first change to the common suffix. */
-function changedRegion(bp: BreakPoint): { old: string; new: string; oldChanged: number; newChanged: number } {
+/**
+ * How many bytes changed on each side: from the first change to the common suffix (`suffix`
+ * bytes, never reaching back before the first change).
+ */
+function changedRegion(bp: BreakPoint): { oldChanged: number; newChanged: number; suffix: number } {
   const o = bp.oldBlock?.bytes ?? new Uint8Array();
   const n = bp.newBlock?.bytes ?? new Uint8Array();
   let suffix = 0;
   const max = Math.min(o.length, n.length) - bp.offsetInBlock;
   while (suffix < max && o[o.length - 1 - suffix] === n[n.length - 1 - suffix]) suffix++;
-  const from = Math.max(0, bp.offsetInBlock - 16);
-  const cap = (end: number) => Math.min(end, bp.offsetInBlock + 4096);
-  return {
-    oldChanged: o.length - suffix - bp.offsetInBlock,
-    newChanged: n.length - suffix - bp.offsetInBlock,
-    old: utf8.decode(o.subarray(from, cap(Math.max(o.length - suffix + 16, bp.offsetInBlock)))),
-    new: utf8.decode(n.subarray(from, cap(Math.max(n.length - suffix + 16, bp.offsetInBlock)))),
-  };
+  return { suffix, oldChanged: o.length - suffix - bp.offsetInBlock, newChanged: n.length - suffix - bp.offsetInBlock };
 }
 
 /** Blocks of one segment of a chain, in order (walks from the start; segments are contiguous). */
@@ -202,20 +286,40 @@ function systemDetail(bp: BreakPoint): string {
   // A block removed from the end of the system prompt (the request goes on with its messages).
   if (bp.newBlock && bp.newBlock.segment !== 'system') return `block ${bp.blockIndex} removed`;
   const added = bp.oldBlock !== undefined && bp.oldBlock.segment !== 'system';
+  const where = `block ${bp.blockIndex}${added ? ' added' : ''}`;
   const bytes = bp.newBlock?.bytes ?? new Uint8Array();
-  const text = utf8.decode(bytes.subarray(0, bp.offsetInBlock));
-  const line = text.split('\\n').length;
-  const all = utf8.decode(bytes);
-  const startOfLine = text.lastIndexOf('\\n') + 2;
-  let end = all.indexOf('\\n', startOfLine);
-  if (end < 0) end = all.length;
-  let lineText = all.slice(Math.max(0, startOfLine > 1 ? startOfLine : 0), end);
+  // A whole block added: its first line, i.e. the start of its first string value.
+  const firstValue = () => (bytes[0] === QUOTE ? 1 : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(':"') + 2);
+  const off = Math.min(added ? Math.max(0, firstValue()) : bp.offsetInBlock, bytes.length);
+  // The JSON string the first changed byte is in (a system block's text, a system message's
+  // content); lines are counted within it, not from the block's JSON wrapper.
+  let open = -1;
+  for (let i = 0; i < off; i++) {
+    if (open >= 0) {
+      if (bytes[i] === BACKSLASH) i++;
+      else if (bytes[i] === QUOTE) open = -1;
+    } else if (bytes[i] === QUOTE) open = i;
+  }
+  if (open < 0) return where;
+  let line = 1;
+  let start = open + 1;
+  for (let i = open + 1; i < off; i++) {
+    if (bytes[i] !== BACKSLASH) continue;
+    if (bytes[i + 1] === NEWLINE_ESCAPE) {
+      line++;
+      start = i + 2;
+    }
+    i++;
+  }
+  let end = start;
+  while (end < bytes.length && bytes[end] !== QUOTE && !(bytes[end] === BACKSLASH && bytes[end + 1] === NEWLINE_ESCAPE)) end += bytes[end] === BACKSLASH ? 2 : 1;
+  let lineText = utf8.decode(bytes.subarray(start, Math.min(end, bytes.length)));
   try {
     lineText = JSON.parse(`"${lineText}"`) as string;
   } catch {
     /* keep the raw text */
   }
-  return `block ${bp.blockIndex}${added ? ' added' : ''}, line ${line}: ${lineText.slice(0, 120)}`;
+  return `${where}, line ${line}: ${lineText.slice(0, 120)}`;
 }
 
 /**

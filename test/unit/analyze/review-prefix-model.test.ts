@@ -41,7 +41,7 @@ describe('review: the prefix model', () => {
       ['007-anthropic-messages', withSystem('Gateway note: request 2')],
     ]);
     assert.deepEqual([r.verdict, r.break!.segment, r.break!.blockIndex, r.break!.path], ['break', 'messages', 2, 'messages[2].content']);
-    assert.deepEqual(r.causes.map((c) => c.kind), ['history-rewritten']);
+    assert.deepEqual(r.causes.map((c) => `${c.kind}: ${c.detail}`), ['history-rewritten: edit at message 2', 'volatile-value: counter in the changed bytes']);
     // The system segment is still the one `system` block.
     assert.deepEqual(blocksOf(r.request.tail).filter((b) => b.segment === 'system').map((b) => b.path), ['system[0]']);
   });
