@@ -346,13 +346,85 @@ function messageJson(tail: BlockNode, item: number): unknown {
   }
 }
 
-/** Plain text of a message in any of the wire shapes (string content, text blocks, parts). */
-function messageText(m: unknown): string | undefined {
-  if (!m || typeof m !== 'object') return undefined;
-  const c = (m as { content?: unknown }).content;
-  if (typeof c === 'string') return c;
-  if (Array.isArray(c)) return c.map((p) => (p && typeof p === 'object' ? String((p as { text?: unknown }).text ?? JSON.stringify(p)) : String(p))).join('');
-  return undefined;
+/** Text part types of the wire shapes (Anthropic / Chat `text`, Responses `input_text` / `output_text`). */
+const TEXT_TYPES = new Set(['text', 'input_text', 'output_text']);
+
+/**
+ * What a message says, independent of how it is encoded: object keys sorted, null members
+ * dropped, JSON text in strings parsed (tool-call `arguments`), content given as a string or as
+ * text parts made one list of parts with adjacent texts joined and empty ones dropped. Two
+ * messages with the same meaning give the same JSON of this form; a changed value (a tool call's
+ * input, an id, a role) does not, also when the assistant text around it is empty.
+ */
+function meaning(v: unknown): unknown {
+  if (typeof v === 'string') {
+    const t = v.trimStart();
+    if (t.startsWith('{') || t.startsWith('[')) {
+      try {
+        return { json: meaning(JSON.parse(v)) };
+      } catch {
+        /* not JSON: plain text */
+      }
+    }
+    return v;
+  }
+  if (Array.isArray(v)) return v.map(meaning);
+  if (!v || typeof v !== 'object') return v;
+  const o = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o).sort()) {
+    if (o[k] === null || o[k] === undefined) continue;
+    out[k] = k === 'content' ? contentMeaning(o[k]) : meaning(o[k]);
+  }
+  if ('role' in o && !('content' in out)) out.content = [];
+  return out;
+}
+
+/** Content as a list of parts: a string is one text part; adjacent text parts are joined. */
+function contentMeaning(c: unknown): unknown {
+  const parts = typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : null;
+  if (!parts) return meaning(c);
+  const out: unknown[] = [];
+  let text: string | null = null;
+  const flush = () => {
+    if (text) out.push({ text, type: 'text' });
+    text = null;
+  };
+  for (const p of parts) {
+    const part = p as { type?: unknown; text?: unknown } | null;
+    const keys = part && typeof part === 'object' ? Object.keys(part).filter((k) => (part as Record<string, unknown>)[k] !== null) : [];
+    if (typeof part === 'string' || (part && TEXT_TYPES.has(String(part.type)) && typeof part.text === 'string' && keys.length === 2)) {
+      text = (text ?? '') + (typeof part === 'string' ? part : (part!.text as string));
+      continue;
+    }
+    flush();
+    out.push(meaning(p));
+  }
+  flush();
+  return out;
+}
+
+/** Deep equality ignoring object key order only (the bytes differ, every value is the same). */
+function sameValuesOtherKeyOrder(a: unknown, b: unknown): boolean {
+  return a !== undefined && sameIgnoringKeyOrder(a, b);
+}
+
+/** A value with its JSON-text strings (tool-call `arguments`) parsed, keys and shapes kept. */
+function meaningOfStrings(v: unknown): unknown {
+  if (typeof v === 'string') {
+    const t = v.trimStart();
+    if (t.startsWith('{') || t.startsWith('[')) {
+      try {
+        return meaningOfStrings(JSON.parse(v));
+      } catch {
+        return v;
+      }
+    }
+    return v;
+  }
+  if (Array.isArray(v)) return v.map(meaningOfStrings);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, meaningOfStrings(x)]));
 }
 
 function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause {
@@ -366,12 +438,11 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Ca
   }
   const oldMsg = messageJson(entry, bp.oldBlock!.item);
   const newMsg = messageJson(request, n.item);
-  const ot = messageText(oldMsg);
-  const nt = messageText(newMsg);
-  const oldRole = (oldMsg as { role?: unknown } | undefined)?.role;
-  const newRole = (newMsg as { role?: unknown } | undefined)?.role;
-  if (ot !== undefined && ot === nt && oldRole === newRole) {
-    return { kind: 'representation-only', detail: `same text, other encoding at ${at}`, certainty: 'certain' };
+  // Same meaning, other bytes: key order of a re-serialized tool call, a string sent as a block
+  // array. A changed value is a rewrite however little text surrounds it.
+  if (oldMsg !== undefined && newMsg !== undefined && JSON.stringify(meaning(oldMsg)) === JSON.stringify(meaning(newMsg))) {
+    const keyOrder = sameValuesOtherKeyOrder(oldMsg, newMsg) || sameValuesOtherKeyOrder(meaningOfStrings(oldMsg), meaningOfStrings(newMsg));
+    return { kind: 'representation-only', detail: `${keyOrder ? 'same values in another key order' : 'same text, other encoding'} at ${at}`, certainty: 'certain' };
   }
   // Messages dropped (pruning) or inserted: the history goes on unchanged a few messages later.
   const same = (x: unknown, y: unknown) => x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);
