@@ -251,7 +251,7 @@ export class App {
       ...Object.entries(VERDICTS).map(([v, st]) => h('li', null, h('span', { class: `pl-glyph pl-v-${v}`, 'aria-hidden': 'true' }, st.glyph), st.words)),
     ];
     if (s.phux) items.push(h('li', null, h('span', { class: 'pl-glyph', 'aria-hidden': 'true' }, 'C3 Δ4'), 'phux checkpoint / delta with seq; arcs link a delta to its base_seq; ! = ADR-0067 violation'));
-    if (s.persona) items.push(h('li', null, h('span', { class: 'pl-glyph', 'aria-hidden': 'true' }, '◆ = ↻ ≠'), 'persona snapshot taken / stable / refreshed / drift'));
+    if (s.persona) items.push(h('li', null, h('span', { class: 'pl-glyph', 'aria-hidden': 'true' }, '◆ = ↻ ≠ ⇄ ✉'), 'persona snapshot taken / stable / refreshed / drift / re-owned / memory via Inbox'));
     items.push(h('li', { class: 'pl-muted' }, 'Keys: ←/→ previous/next request, Home/End first/last, n/p next/previous break'));
     this.legend.replaceChildren(h('h2', { class: 'pl-visually-hidden' }, 'Legend'), h('ul', null, ...items));
   }

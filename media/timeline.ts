@@ -541,11 +541,12 @@ export class Timeline {
     const lane = this.lane('persona');
     if (!lane) return;
     ctx.textAlign = 'center';
-    const glyph = { taken: '◆', stable: '=', refreshed: '↻', drift: '≠' } as const;
+    // reowned: re-baselined to another bot; memory-inbox: delivered at the bottom; memory-head: into the head (a drift).
+    const glyph = { taken: '◆', stable: '=', refreshed: '↻', drift: '≠', reowned: '⇄', 'memory-inbox': '✉', 'memory-head': '≠' } as const;
     for (let i = first; i <= last; i++) {
       const evs = this.personaAt.get(i);
       if (!evs) continue;
-      const drift = evs.some((e) => e.kind === 'drift');
+      const drift = evs.some((e) => e.kind === 'drift' || e.kind === 'memory-head');
       ctx.fillStyle = drift ? p.bad : p.fg;
       ctx.fillText(evs.map((e) => glyph[e.kind] ?? '·').join(''), i * this.col + this.col / 2, lane.top + lane.height / 2, this.col - 1);
     }

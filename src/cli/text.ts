@@ -2,6 +2,7 @@
  * Plain-text rendering of the report for the terminal. Transcript strings are untrusted: control
  * characters (including ESC, so no terminal escape sequences get through) are replaced.
  */
+import type { PersonaReport } from '../core/persona.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { safe } from '../sanitize.js';
@@ -100,6 +101,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
       `re-billed ~${t.lostTokens} tokens${t.costUSD ? ` (${usd(t.costUSD)})` : ''}`,
   );
   if (s.phux) renderPhux(s.phux, out);
+  if (s.persona) renderPersona(s.persona, out);
   const ignored = Object.entries(s.ignored);
   if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
   for (const d of s.diagnostics) out(`  ${d.severity}: ${safe(d.file)}:${d.line}: ${safe(d.message)}`);
@@ -111,6 +113,32 @@ function renderPhux(p: PhuxSessionJson, out: (line: string) => void): void {
   out(`  phux context: ${p.messages.length} message(s) [${chain}], ${p.cost.bytes} bytes (~${p.cost.estimatedTokens} tokens)` +
       `${p.restarts.length ? `, restarts at line ${p.restarts.join(', ')}` : ''}; ${p.violations.length} ADR-0067 violation(s)`);
   for (const v of p.violations) out(`    line ${v.line}: ${safe(v.rule)}: ${safe(v.message)}`);
+}
+
+/**
+ * One line for the persona snapshot (BotHarness): its hash, size, time and bot, the session's
+ * verdict and the events by request; then, per drift, the changed bytes before and after.
+ */
+function renderPersona(p: PersonaReport, out: (line: string) => void): void {
+  const snap = p.snapshot;
+  const what =
+    snap.state === 'body'
+      ? `snapshot ${snap.hash} (${snap.bytes} bytes${snap.takenAt ? `, taken ${safe(snap.takenAt)}` : ''}${snap.botSlug ? `, bot ${safe(snap.botSlug)}` : ''})`
+      : snap.state === 'empty'
+        ? `empty snapshot${snap.takenAt ? ` (taken ${safe(snap.takenAt)})` : ''}`
+        : snap.state === 'none'
+          ? 'no snapshot taken yet'
+          : 'snapshot unknown';
+  const events = p.events.map((e) => `#${e.request} ${e.kind}`).join(', ');
+  out(`  persona: ${what}; ${p.verdict}${events ? `; ${events}` : ''}`);
+  for (const e of p.events) {
+    if (e.kind === 'drift' || e.kind === 'memory-head' || e.kind === 'refreshed' || e.kind === 'reowned') {
+      out(`    #${e.request} ${e.kind}${e.offset !== undefined ? ` at system byte ${e.offset}` : ''}: ${safe(e.detail)}`);
+      if (e.before !== undefined) out(`      before: ${safe(e.before)}`);
+      if (e.after !== undefined) out(`      after:  ${safe(e.after)}`);
+    }
+  }
+  for (const n of p.notes) out(`    note: ${safe(n)}`);
 }
 
 /** What the columns and marks mean; printed once under the report. */

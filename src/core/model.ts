@@ -6,6 +6,7 @@
  * cache key and kind. Terms follow DESIGN.md "Terms".
  */
 import type { BlockNode } from './chain.js';
+import type { PersonaEvidence } from './persona.js';
 
 /** Prefix segments in Anthropic render order. `params` holds what invalidates without being prefix bytes. */
 export type Segment = 'tools' | 'system' | 'messages';
@@ -176,4 +177,6 @@ export interface Session {
   turnLines?: number[];
   /** Parent session id (OpenCode child sessions), when any. */
   parentId?: string;
+  /** BotHarness: the persona snapshot and what each request's system prompt shows of it (core/persona.ts). */
+  persona?: PersonaEvidence;
 }

@@ -13,6 +13,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
+import { botharnessRef, dshHome, listDshLogs, logOfSessionDir, readBotHarnessSession, releaseBotHarnessDbs } from './botharness/index.js';
 import { readCaptureSession } from './capture/index.js';
 import { checkSessionNumbers } from './numbers.js';
 import { locateOpenCode } from './opencode/locate.js';
@@ -22,7 +23,7 @@ import { piAgentDir } from './pi/locate.js';
 import { readPiSession } from './pi/index.js';
 
 /** Ids of the hosts this version reads. */
-export type HostId = 'pi' | 'opencode' | 'capture';
+export type HostId = 'pi' | 'opencode' | 'capture' | 'botharness';
 
 /**
  * One session as discovery found it, before any analysis.
@@ -220,8 +221,48 @@ const capture: HostEntry = {
   watchRoots: (opts) => opts.paths?.capture ?? [],
 };
 
-/** Every host this version reads, in display order. */
-export const HOSTS: readonly HostEntry[] = [pi, opencode, capture];
+/** DSH's session folders for an environment (BotHarness Sessions are DSH Sessions). */
+function dshRoots(opts: DiscoverOptions): string[] {
+  return opts.paths?.botharness ?? [join(dshHome(opts.env, opts.home), 'sessions')];
+}
+
+const botharness: HostEntry = {
+  id: 'botharness',
+  label: 'BotHarness (DSH)',
+  async discover(opts) {
+    if (opts.paths?.botharness) return walkAll(opts.paths.botharness, [botharness]);
+    // reference/botharness.md A.1: $DSH_HOME/sessions/--<cwd>--/<session dir>/session[.vN].jsonl[.zstd].
+    const logs = await listDshLogs(dshHome(opts.env, opts.home));
+    const refs = (await mapLimit(logs, PEEK_CONCURRENCY, (f) => botharnessRef(f, false))).filter(notNull);
+    return newestFirst(refs);
+  },
+  async refsAt(path, dir, explicit) {
+    if (!dir) {
+      const ref = await botharnessRef(path, explicit);
+      return ref ? [ref] : null;
+    }
+    // A DSH home (has sessions/ and botharness/ or sessions/--<cwd>--/), or one session's folder.
+    const ns = await names(path);
+    if (ns.includes('sessions') && (ns.includes('botharness') || (await names(join(path, 'sessions'))).some((n) => /^--.*--$/.test(n)))) {
+      const refs = (await mapLimit(await listDshLogs(path), PEEK_CONCURRENCY, (f) => botharnessRef(f, false))).filter(notNull);
+      return refs.length ? refs : null;
+    }
+    const log = ns.some((n) => /^session(\.v\d+)?\.jsonl(\.zstd)?$/.test(n)) ? await logOfSessionDir(path) : null;
+    const ref = log ? await botharnessRef(log, false) : null;
+    return ref ? [ref] : null;
+  },
+  async open(ref) {
+    return [await readBotHarnessSession(ref.path)];
+  },
+  watchRoots: dshRoots,
+};
+
+/**
+ * Every host this version reads, in display order. BotHarness comes before Pi: a raw DSH
+ * `session.jsonl` has a header Pi's schema would also accept; the BotHarness entry claims only
+ * logs whose header is DSH's (`createdAt`), the rest goes on to Pi.
+ */
+export const HOSTS: readonly HostEntry[] = [botharness, pi, opencode, capture];
 
 /** The registry entry of a host id. @throws Error for an id no host has */
 export function hostOf(id: string): HostEntry {
@@ -311,8 +352,9 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
 }
 
 /**
- * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi: `pi:` alone = the newest session;
- * OpenCode: `opencode:<sessionID>` exact, `opencode:` alone = every session) in the host's default
+ * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi, BotHarness: `pi:` / `botharness:`
+ * alone = the newest session; OpenCode: `opencode:<sessionID>` exact, `opencode:` alone = every
+ * session) in the host's default
  * locations, or a path (see findSessions).
  * @returns [] when nothing matched (the caller reports why)
  * @throws Error for a path that does not exist
@@ -337,4 +379,5 @@ export async function openRef(ref: SessionRef, opts?: OpenRefOptions): Promise<S
 /** Frees what readers keep open between `open` calls (OpenCode's database). Call after a batch. */
 export function releaseReaders(): void {
   releaseOpenCodeStores();
+  releaseBotHarnessDbs();
 }

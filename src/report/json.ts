@@ -5,6 +5,7 @@
 import type { RequestAnalysis, SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
 import type { BreakSegment, Evidence, RequestKind, Usage } from '../core/model.js';
+import { judgePersona, personaDriftAt, type PersonaReport } from '../core/persona.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import { verdictReason } from './reason.js';
 
@@ -81,25 +82,15 @@ export interface SegmentRow {
 }
 
 /**
- * Persona snapshot events (BotHarness ADR-0060: the persona frozen per session), when a host
- * reader provides them; the timeline draws a persona lane only when this is present.
- * `kind`: `taken` (the snapshot was made), `stable` (the request carries the same snapshot),
- * `refreshed` (a new snapshot on purpose, e.g. a new session owner), `drift` (the persona text in
- * the prompt differs from the snapshot: a cache break cause, `persona-drift`).
+ * Persona snapshot verdicts of a BotHarness session (ADR-0060 / ADR-0134), built by
+ * core/persona.ts from what the reader found; the timeline draws a persona lane from `events`.
+ * `snapshot`: state (`none` = NULL, `empty` = a real empty snapshot, `body`, `unknown`), SHA-256
+ * (12 hex), time, bot. `events[]`: `request` (1-based index), `line`, `kind` (`taken` | `stable` |
+ * `refreshed` | `drift` | `reowned` | `memory-inbox` | `memory-head`), `hash` of the section after
+ * the event (null when none), `detail`, and for changes `offset` (UTF-8 bytes into the system prompt),
+ * `before` / `after` (the changed bytes with context). `verdict`: the session's worst event.
  */
-export interface PersonaJson {
-  events: Array<{
-    /** Request (1-based index) the event belongs to, null when it precedes every request. */
-    request: number | null;
-    /** 1-based line (or row order) of the transcript entry. */
-    line: number;
-    kind: 'taken' | 'stable' | 'refreshed' | 'drift';
-    /** 12-hex hash of the snapshot text, when known. */
-    hash: string | null;
-    /** Human detail (untrusted text). */
-    detail: string;
-  }>;
-}
+export type PersonaJson = PersonaReport;
 
 /** One session in the report. `phux` is present when the session carries a phux context stream. */
 export interface SessionReport {
@@ -122,7 +113,10 @@ export interface SessionReport {
    * agent request that carried it (null when none did).
    */
   phux?: Omit<PhuxSessionJson, 'messages'> & { messages: Array<PhuxSessionJson['messages'][number] & { request: number | null }> };
-  /** Persona snapshot events, when the host reader provides them (none does yet). */
+  /**
+   * BotHarness sessions: the persona snapshot (hash, time, none/empty) and the persona events per
+   * request (taken, stable, refreshed, drift, reowned, memory-inbox, memory-head). See core/persona.ts.
+   */
   persona?: PersonaJson;
 }
 
@@ -134,6 +128,24 @@ export interface Report {
 
 /** Builds the report entry of one analyzed session. `phux` is attached by the caller when present. */
 export function sessionReport(a: SessionAnalysis): SessionReport {
+  const s = a.session;
+  const out = baseReport(a);
+  if (s.persona) {
+    const persona = judgePersona(s.persona);
+    out.persona = persona;
+    // A persona change outside a compaction is the cause of that request's head break.
+    for (const r of out.requests) {
+      const e = personaDriftAt(persona, r.index);
+      if (e && !r.causes.some((c) => c.kind === 'persona-drift')) {
+        r.causes.push({ kind: 'persona-drift', detail: e.detail, certainty: 'certain' });
+        r.reason = verdictReason(r);
+      }
+    }
+  }
+  return out;
+}
+
+function baseReport(a: SessionAnalysis): SessionReport {
   const s = a.session;
   return {
     host: s.host,
@@ -165,7 +177,7 @@ export function sessionReport(a: SessionAnalysis): SessionReport {
         prefixHash: r.prefixHash,
         segments: { tools: r.segments.tools, system: r.segments.system, messages: r.segments.messages, head: r.segments.head },
         verdict: r.verdict,
-        causes: r.causes,
+        causes: [...r.causes],
         break: r.break
           ? {
               segment: r.break.segment,

@@ -6,7 +6,7 @@ import { analyzeSession } from '../../../src/core/analyze.js';
 import type { Session } from '../../../src/core/model.js';
 import { readOpenCode } from '../../../src/hosts/opencode/index.js';
 import { readPiSession } from '../../../src/hosts/pi/index.js';
-import { HOSTS, discoverSessions, findSessions, openRef, releaseReaders, resolveArg } from '../../../src/hosts/registry.js';
+import { HOSTS, discoverSessions, hostOf, findSessions, openRef, releaseReaders, resolveArg } from '../../../src/hosts/registry.js';
 import { sessionReport } from '../../../src/report/json.js';
 
 const MAIN_ID = '01a230ec-9a4e-7417-8af1-68d34234bdc8';
@@ -23,7 +23,7 @@ describe('host registry', () => {
   });
 
   it('lists every host once, each with the same shape', () => {
-    assert.deepEqual(HOSTS.map((h) => h.id), ['pi', 'opencode', 'capture']);
+    assert.deepEqual(HOSTS.map((h) => h.id), ['botharness', 'pi', 'opencode', 'capture']);
     for (const h of HOSTS) for (const f of ['discover', 'refsAt', 'open', 'watchRoots'] as const) assert.equal(typeof h[f], 'function', `${h.id}.${f}`);
   });
 
@@ -94,7 +94,7 @@ describe('host registry', () => {
     for (let i = 1; i < all.length; i++) assert.ok(all[i - 1].mtimeMs >= all[i].mtimeMs);
     const only = await discoverSessions({ env: {}, home: join(dir, 'nohome'), paths: { pi: ['test/fixtures/pi'], opencode: [] } });
     assert.deepEqual(only.map((r) => r.id).sort(), [LONG_ID, MAIN_ID]);
-    assert.deepEqual(HOSTS[0].watchRoots({ env, home: '/h' }), [join('test/fixtures/pi/main/agent', 'sessions')]);
+    assert.deepEqual(hostOf('pi').watchRoots({ env, home: '/h' }), [join('test/fixtures/pi/main/agent', 'sessions')]);
   });
 
   it('resolves pi:<prefix>, pi: (newest) and opencode:<id> in the default locations', async () => {

@@ -1,0 +1,150 @@
+/**
+ * BotHarness discovery: session logs → SessionRefs from file metadata, the log's first zstd frames
+ * (at most 64 KiB read) and the ownership row in botharness.db; never a full read.
+ *
+ * The ref's `stamp` joins the log's size and mtime with the ownership row's persona snapshot
+ * hash and time and the bot's memory-change count, so a cached result is dropped when either store
+ * changes (the result cache compares the stamp instead of the log's bytes).
+ */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { decompress } from 'fzstd';
+import { openRegular } from '../files.js';
+import type { SessionRef } from '../registry.js';
+import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
+import { botharnessDbPath, decodeCwdDir, dshHomeOfLog, LOG_NAME } from './locate.js';
+import { DshHeaderSchema, type DshHeader } from './schema.js';
+import { frameEnd, isZstd } from './zstd.js';
+
+/** Bytes read from the start of a log for discovery. */
+const PEEK_BYTES = 64 * 1024;
+/** Characters of the first prompt kept for display. */
+const PROMPT_CHARS = 200;
+
+/** What a peek at the start of a log found. */
+export interface DshPeek {
+  header: DshHeader | null;
+  title: string | null;
+  firstPrompt: string | null;
+}
+
+function parse(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The header, title and first prompt found in the first PEEK_BYTES of a log (complete zstd frames
+ * or complete lines only).
+ * @throws when the file cannot be opened or read
+ */
+export async function peekDshLog(file: string): Promise<DshPeek> {
+  const { handle, size } = await openRegular(file);
+  let buf: Buffer;
+  try {
+    buf = Buffer.alloc(Math.min(size, PEEK_BYTES));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    buf = buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  let text = '';
+  if (isZstd(buf)) {
+    for (let pos = 0; pos < buf.length; ) {
+      const f = frameEnd(buf, pos);
+      if (f.kind !== 'frame') break;
+      if (!f.skippable) {
+        try {
+          text += Buffer.from(decompress(buf.subarray(pos, f.end))).toString('utf8');
+        } catch {
+          break;
+        }
+      }
+      pos = f.end;
+    }
+  } else {
+    text = buf.toString('utf8');
+    if (size > buf.length) text = text.slice(0, text.lastIndexOf('\n') + 1);
+  }
+  const lines = text.split('\n');
+  const h = lines[0] !== undefined ? parse(lines[0]) : undefined;
+  const header = h ? DshHeaderSchema.safeParse(h) : undefined;
+  const peek: DshPeek = { header: header?.success ? header.data : null, title: null, firstPrompt: null };
+  for (const l of lines.slice(1)) {
+    if (l.includes('"session/title"')) {
+      const e = parse(l);
+      const t = (e?.data as { title?: unknown } | undefined)?.title;
+      if (typeof t === 'string' && t.trim()) peek.title = t.trim();
+    }
+    if (!peek.firstPrompt && l.includes('"user/message"')) {
+      const d = parse(l)?.data as { content?: unknown; text?: unknown } | undefined;
+      const parts = Array.isArray(d?.content) ? d.content : [];
+      const t = (typeof d?.text === 'string' ? d.text : parts.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join(' '))
+        .replace(/\s+/g, ' ')
+        .trim();
+      if (t) peek.firstPrompt = t.slice(0, PROMPT_CHARS);
+    }
+  }
+  return peek;
+}
+
+/** The ownership-derived part of a stamp (12 hex), or '-' when the Session has no row. */
+function dbStamp(db: BotHarnessDb | null, id: string): string {
+  const row = db?.ownership.get(id);
+  if (!db || !row) return db ? `db:${db.snapshotColumns ? 1 : 0}:-` : 'nodb';
+  const mc = row.botSlug ? (db.memoryChanges.get(row.botSlug)?.length ?? 0) : 0;
+  const h = createHash('sha256').update(JSON.stringify([row.botSlug, row.provenance, row.body, row.takenAt, mc, db.snapshotColumns])).digest('hex');
+  return h.slice(0, 12);
+}
+
+/**
+ * The SessionRef of a DSH session log, or null when the file is not one. A file named like a log
+ * (`session[.vN].jsonl[.zstd]`) is claimed when its header is a DSH header, or always when the user
+ * named it (`explicit`; its problems then become diagnostics). A raw `session.jsonl` whose header is
+ * not DSH's is left to the other hosts.
+ * @param dbFile botharness.db to look the Session up in (default: the one of the log's DSH home)
+ */
+export async function botharnessRef(file: string, explicit: boolean, dbFile?: string): Promise<SessionRef | null> {
+  const name = basename(file);
+  if (!LOG_NAME.test(name)) return null;
+  let st;
+  try {
+    st = await stat(file);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  let peek: DshPeek;
+  try {
+    peek = await peekDshLog(file);
+  } catch {
+    if (!explicit) return null;
+    peek = { header: null, title: null, firstPrompt: null };
+  }
+  if (!peek.header && (!explicit || !name.endsWith('.zstd'))) {
+    if (!explicit || name === 'session.jsonl') return null;
+  }
+  const home = dshHomeOfLog(file);
+  const dbPath = dbFile ?? (home ? botharnessDbPath(home) : null);
+  const db = dbPath ? await loadBotHarnessDb(dbPath) : null;
+  const id = peek.header?.id ?? basename(dirname(file));
+  const row = db?.ownership.get(id);
+  return {
+    host: 'botharness',
+    key: file,
+    path: file,
+    id,
+    title: peek.title,
+    firstPrompt: peek.firstPrompt,
+    project: peek.header?.cwd ?? row?.cwdReference ?? decodeCwdDir(basename(dirname(dirname(file)))) ?? null,
+    mtimeMs: st.mtimeMs,
+    size: st.size,
+    parentId: row?.parentSessionId ?? null,
+    stamp: `${st.size}:${st.mtimeMs}:${dbStamp(db, id)}`,
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Reads one DSH session log (`session.jsonl.zstd`, `session.v3.jsonl.zstd`, `session.v4.jsonl.zstd`,
+ * or raw `session.jsonl` when DSH runs with `compression:'none'`) into its header and validated
+ * events, tolerating bad input: a damaged zstd frame, a cut last frame, a malformed line or an event
+ * that does not fit its schema each give a Diagnostic (file + 1-based line of the decompressed log)
+ * and the rest is read. Event types outside DSH's known vocabulary are counted in `ignored`, with
+ * one diagnostic per type at its first line.
+ */
+import { depthMessage, parseBounded } from '../../core/depth.js';
+import type { Diagnostic } from '../../core/model.js';
+import { bump, ownGet } from '../../core/own.js';
+import { openRegular } from '../files.js';
+import { describeIssues } from '../issues.js';
+import { readLines } from '../lines.js';
+import { DshEventSchema, DshHeaderSchema, PackedChunkSchema, QUIET_TYPES, type DshEvent, type DshHeader } from './schema.js';
+import { isZstd, zstdLogLines, type LogLine } from './zstd.js';
+
+/** One event with its place in the log. */
+export interface DshEventRec {
+  /** 1-based line of the decompressed log. */
+  line: number;
+  ev: DshEvent;
+}
+
+/** A read log. */
+export interface DshRead {
+  file: string;
+  /** Line 1, or null when it is not a DSH session header. */
+  header: DshHeader | null;
+  /** True when the file is zstd-compressed. */
+  compressed: boolean;
+  /** Events in log order (packed chunk rows are not kept: the assistant message has their content). */
+  events: DshEventRec[];
+  diagnostics: Diagnostic[];
+  /** Unknown event types, with counts. */
+  ignored: Record<string, number>;
+}
+
+/** Event types this reader interprets (the others of DSH's vocabulary are in QUIET_TYPES). */
+const USED_TYPES = new Set([
+  'user/message',
+  'assistant/message',
+  'assistant/chunk',
+  'tool/result',
+  'request/header',
+  'system/message',
+  'compaction/summary',
+  'compaction/end',
+  'session/title',
+  'turn/start',
+  'step/start',
+]);
+
+async function isCompressed(file: string): Promise<boolean> {
+  const { handle, size } = await openRegular(file);
+  try {
+    const head = new Uint8Array(Math.min(4, size));
+    await handle.read(head, 0, head.length, 0);
+    return isZstd(head);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function* plainLines(file: string): AsyncGenerator<LogLine> {
+  for await (const l of readLines(file)) yield { line: l.line, text: l.oversized !== undefined ? '' : l.text, frame: null };
+}
+
+/**
+ * Reads a DSH session log.
+ * @returns header, events and diagnostics; an unreadable file gives one error diagnostic and no events
+ */
+export async function readDshLog(file: string): Promise<DshRead> {
+  const diagnostics: Diagnostic[] = [];
+  const ignored: Record<string, number> = {};
+  const events: DshEventRec[] = [];
+  let header: DshHeader | null = null;
+  let compressed = false;
+  let first = true;
+  try {
+    compressed = await isCompressed(file);
+    const lines = compressed ? zstdLogLines(file, diagnostics) : plainLines(file);
+    for await (const l of lines) {
+      if (l.text.trim() === '') continue;
+      let value: unknown;
+      try {
+        const r = parseBounded(l.text);
+        if (r.cut) diagnostics.push({ file, line: l.line, severity: 'warning', message: depthMessage(r.cut) });
+        value = r.value;
+      } catch (e) {
+        diagnostics.push({ file, line: l.line, severity: 'error', message: `malformed JSON line skipped: ${e instanceof Error ? e.message : String(e)}` });
+        first = false;
+        continue;
+      }
+      if (first) {
+        first = false;
+        const h = DshHeaderSchema.safeParse(value);
+        if (h.success) {
+          header = h.data;
+          continue;
+        }
+        diagnostics.push({ file, line: l.line, severity: 'error', message: `line 1 is not a DSH session header: ${describeIssues(h.error)}` });
+      }
+      const obj = value as { type?: unknown } | null;
+      if (obj && typeof obj === 'object' && typeof obj.type === 'string' && obj.type.endsWith('-chunks')) {
+        const p = PackedChunkSchema.safeParse(value);
+        if (!p.success) diagnostics.push({ file, line: l.line, severity: 'warning', message: `packed chunk row does not fit its schema: ${describeIssues(p.error)}` });
+        continue;
+      }
+      const ev = DshEventSchema.safeParse(value);
+      if (!ev.success) {
+        diagnostics.push({ file, line: l.line, severity: 'error', message: `event does not fit the DSH event schema; skipped: ${describeIssues(ev.error)}` });
+        continue;
+      }
+      const type = ev.data.type;
+      if (!USED_TYPES.has(type) && !QUIET_TYPES.has(type)) {
+        if (!ownGet(ignored, type)) {
+          diagnostics.push({ file, line: l.line, severity: 'info', message: `unknown DSH event type "${type}" ignored (further ones are counted)` });
+        }
+        bump(ignored, type);
+        continue;
+      }
+      events.push({ line: l.line, ev: ev.data });
+    }
+  } catch (e) {
+    diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
+  }
+  if (first) diagnostics.push({ file, line: 1, severity: 'warning', message: 'empty session log: no header, no events' });
+  return { file, header, compressed, events, diagnostics, ignored };
+}

@@ -1,0 +1,206 @@
+/**
+ * Streaming reader of a DSH session log: a concatenation of zstd frames (reference/botharness.md
+ * A.1 "DSH session log": the first frame is exactly the header line, each later frame one durable
+ * append batch), read frame by frame into lines.
+ *
+ * Frames are found with the frame format of RFC 8878 §3.1 (magic, frame header, block headers,
+ * optional checksum), so one damaged frame is skipped with a diagnostic and the frames after it are
+ * still read; each complete frame is decompressed alone with fzstd. Only the current frame and the
+ * bytes read past it are held in memory. A last frame cut short (the log is being written) yields
+ * the lines of every complete frame and a warning; a frame's lines are never split from it, so a
+ * half-written batch is not read.
+ *
+ * fzstd does not verify the optional XXH64 content checksum (it skips it): a frame whose bytes
+ * were damaged is found when it fails to decode, when its size differs from the size its header
+ * declares, or when its lines are not JSON.
+ */
+import { decompress } from 'fzstd';
+import type { Diagnostic } from '../../core/model.js';
+import { openRegular } from '../files.js';
+
+/** Zstandard frame magic number, little-endian (RFC 8878 §3.1.1). */
+const ZSTD_MAGIC = 0xfd2fb528;
+/** Skippable frames: magic 0x184D2A50..0x184D2A5F (RFC 8878 §3.1.2). */
+const SKIPPABLE_MASK = 0xfffffff0;
+const SKIPPABLE_MAGIC = 0x184d2a50;
+/** A frame larger than this (bytes, compressed or decompressed) is not decoded (a write batch is far smaller). */
+export const MAX_FRAME_BYTES = 256 * 1024 * 1024;
+
+/** One decoded line of the log. */
+export interface LogLine {
+  /** 1-based line number in the decompressed log. */
+  line: number;
+  text: string;
+  /** 0-based index of the frame the line came from (null for an uncompressed log). */
+  frame: number | null;
+}
+
+/** Where a frame ends, or why it cannot be delimited. */
+type FrameEnd =
+  | { kind: 'frame'; end: number; skippable: boolean; contentSize: number | null }
+  | { kind: 'incomplete' }
+  | { kind: 'bad'; message: string };
+
+/**
+ * Delimits the frame starting at `pos` of `buf` without decoding it.
+ * @returns its end offset (exclusive), `incomplete` when `buf` ends inside it, `bad` when the bytes
+ *   at `pos` are not a frame
+ */
+export function frameEnd(buf: Uint8Array, pos: number): FrameEnd {
+  if (buf.length - pos < 4) return { kind: 'incomplete' };
+  const magic = (buf[pos] | (buf[pos + 1] << 8) | (buf[pos + 2] << 16) | (buf[pos + 3] << 24)) >>> 0;
+  if (((magic & SKIPPABLE_MASK) >>> 0) === SKIPPABLE_MAGIC) {
+    if (buf.length - pos < 8) return { kind: 'incomplete' };
+    const size = (buf[pos + 4] | (buf[pos + 5] << 8) | (buf[pos + 6] << 16) | (buf[pos + 7] << 24)) >>> 0;
+    const end = pos + 8 + size;
+    return end <= buf.length ? { kind: 'frame', end, skippable: true, contentSize: null } : { kind: 'incomplete' };
+  }
+  if (magic !== ZSTD_MAGIC) return { kind: 'bad', message: `no zstd frame magic (found 0x${magic.toString(16).padStart(8, '0')})` };
+  let p = pos + 4;
+  if (p >= buf.length) return { kind: 'incomplete' };
+  const fhd = buf[p++];
+  const fcsFlag = fhd >> 6;
+  const single = (fhd >> 5) & 1;
+  if ((fhd >> 3) & 1) return { kind: 'bad', message: 'zstd frame header has its reserved bit set' };
+  const checksum = (fhd >> 2) & 1;
+  const dictBytes = [0, 1, 2, 4][fhd & 3];
+  const fcsBytes = fcsFlag === 0 ? single : [0, 2, 4, 8][fcsFlag];
+  const headerRest = (single ? 0 : 1) + dictBytes + fcsBytes;
+  if (p + headerRest > buf.length) return { kind: 'incomplete' };
+  p += (single ? 0 : 1) + dictBytes;
+  let contentSize: number | null = null;
+  if (fcsBytes) {
+    let v = 0;
+    for (let i = fcsBytes - 1; i >= 0; i--) v = v * 256 + buf[p + i];
+    contentSize = fcsBytes === 2 ? v + 256 : v;
+  }
+  p += fcsBytes;
+  for (;;) {
+    if (p + 3 > buf.length) return { kind: 'incomplete' };
+    const bh = buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16);
+    p += 3;
+    const last = bh & 1;
+    const type = (bh >> 1) & 3;
+    const size = bh >>> 3;
+    if (type === 3) return { kind: 'bad', message: 'zstd block of the reserved type' };
+    p += type === 1 ? 1 : size;
+    if (p > buf.length) return { kind: 'incomplete' };
+    if (last) break;
+  }
+  p += checksum ? 4 : 0;
+  if (p > buf.length) return { kind: 'incomplete' };
+  return { kind: 'frame', end: p, skippable: false, contentSize };
+}
+
+/** Next offset at or after `from` where a zstd frame magic starts, or -1. */
+function nextMagic(buf: Uint8Array, from: number): number {
+  for (let i = from; i + 4 <= buf.length; i++) {
+    if (buf[i] === 0x28 && buf[i + 1] === 0xb5 && buf[i + 2] === 0x2f && buf[i + 3] === 0xfd) return i;
+  }
+  return -1;
+}
+
+/**
+ * Yields the lines of a zstd-compressed DSH log, frame by frame, reading the file in chunks up to
+ * its size at open time. Problems (a damaged frame, a cut last frame, bytes that are not a frame)
+ * are pushed to `diagnostics` at the line where the next line would have been, with the frame
+ * index and byte offset in the message; reading goes on with the next frame.
+ * @throws FileRefused / the open's error when the file cannot be opened (files.ts)
+ */
+export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chunkBytes = 1024 * 1024): AsyncGenerator<LogLine> {
+  const { handle, size } = await openRegular(file);
+  const stream = size > 0 ? handle.createReadStream({ start: 0, end: size - 1, highWaterMark: chunkBytes }) : null;
+  if (!stream) await handle.close();
+  let buf: Uint8Array = new Uint8Array(0);
+  /** File offset of buf[0]. */
+  let base = 0;
+  let frame = 0;
+  let lineNo = 0;
+  /** A line split across frames (a batch always ends with a newline, but a writer may differ). */
+  let carry = '';
+  const decoder = new TextDecoder('utf-8');
+  const diag = (severity: Diagnostic['severity'], message: string) =>
+    diagnostics.push({ file, line: lineNo + 1, severity, message });
+
+  const linesOf = function* (text: string, f: number): Generator<LogLine> {
+    const parts = (carry + text).split('\n');
+    carry = parts.pop() ?? '';
+    for (const p of parts) {
+      lineNo++;
+      yield { line: lineNo, text: p.endsWith('\r') ? p.slice(0, -1) : p, frame: f };
+    }
+  };
+
+  /** Decodes every complete frame in buf; keeps the rest. `eof`: no more bytes will come. */
+  const drain = function* (eof: boolean): Generator<LogLine> {
+    let pos = 0;
+    while (pos < buf.length) {
+      const f = frameEnd(buf, pos);
+      if (f.kind === 'incomplete') {
+        if (!eof && buf.length - pos <= MAX_FRAME_BYTES) break;
+        diag(
+          'warning',
+          eof
+            ? `truncated last zstd frame #${frame} at byte ${base + pos} (${buf.length - pos} of its bytes present; the log may still be being written): its lines are not read`
+            : `zstd frame #${frame} at byte ${base + pos} is larger than ${MAX_FRAME_BYTES} bytes; the rest of the log is not read`,
+        );
+        pos = buf.length;
+        break;
+      }
+      if (f.kind === 'bad') {
+        const next = nextMagic(buf, pos + 1);
+        if (next < 0 && !eof) break; // the next frame may start in bytes not read yet
+        const skip = next < 0 ? buf.length : next;
+        // A frame whose header is there but whose blocks are not: a damaged frame; else stray bytes.
+        if (nextMagic(buf, pos) === pos) diag('error', `corrupt zstd frame #${frame++} at byte ${base + pos}: ${f.message}; its lines are not read (${skip - pos} bytes skipped to the next frame; later line numbers count the lines read)`);
+        else diag('error', `not a zstd frame at byte ${base + pos}: ${f.message}; ${skip - pos} bytes skipped`);
+        pos = skip;
+        continue;
+      }
+      const bytes = buf.subarray(pos, f.end);
+      const at = base + pos;
+      pos = f.end;
+      if (f.skippable) continue;
+      const index = frame++;
+      if (f.contentSize !== null && f.contentSize > MAX_FRAME_BYTES) {
+        diag('error', `zstd frame #${index} at byte ${at} declares ${f.contentSize} bytes (limit ${MAX_FRAME_BYTES}); skipped`);
+        continue;
+      }
+      let out: Uint8Array;
+      try {
+        out = decompress(bytes);
+      } catch (e) {
+        diag('error', `corrupt zstd frame #${index} at byte ${at} (${bytes.length} bytes): ${e instanceof Error ? e.message : String(e)}; its lines are not read (later line numbers count the lines read)`);
+        continue;
+      }
+      if (f.contentSize !== null && out.length !== f.contentSize) {
+        diag('error', `corrupt zstd frame #${index} at byte ${at}: decoded ${out.length} bytes, its header declares ${f.contentSize}; its lines are not read`);
+        continue;
+      }
+      yield* linesOf(decoder.decode(out), index);
+    }
+    buf = buf.subarray(pos);
+    base += pos;
+  };
+
+  if (stream) {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const joined = new Uint8Array(buf.length + chunk.length);
+      joined.set(buf, 0);
+      joined.set(chunk, buf.length);
+      buf = joined;
+      yield* drain(false);
+    }
+  }
+  yield* drain(true);
+  if (carry) {
+    lineNo++;
+    yield { line: lineNo, text: carry, frame: frame - 1 };
+    carry = '';
+  }
+}
+
+/** True when a file starts with the zstd frame magic (the caller read at least 4 bytes). */
+export function isZstd(head: Uint8Array): boolean {
+  return head.length >= 4 && head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd;
+}
