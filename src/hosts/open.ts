@@ -1,7 +1,8 @@
 /**
  * Discover step: turns a CLI/extension argument into sessions by asking each host reader.
- * Accepts a Pi session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone = the newest
- * session), an OpenCode data dir / database / `opencode:<id>`, or a folder of captured bodies.
+ * Accepts a Pi or Claude Code session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone
+ * = the newest session), `claude:` / `codex:` prefixes (through the registry), an OpenCode data dir /
+ * database / `opencode:<id>`, or a folder of captured bodies.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -12,6 +13,9 @@ import { kindOf } from './files.js';
 import { checkSessionNumbers } from './numbers.js';
 import { readOpenCode } from './opencode/index.js';
 import { locatePiSessions, readPiSession } from './pi/index.js';
+import { claudeRef } from './claude-code/discover.js';
+import { readClaudeSession } from './claude-code/index.js';
+import { hostOf, resolveArg } from './registry.js';
 
 /** Options for opening sessions. `requestsDir`: captured bodies of the same session (wire mode). */
 export interface OpenOptions {
@@ -30,6 +34,13 @@ export async function openSessions(arg: string, opts: OpenOptions = {}): Promise
 
 async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   if (arg.startsWith('opencode:')) return readOpenCode(arg, opts);
+  if (/^(claude|claude-code|codex):/.test(arg)) {
+    const refs = await resolveArg(arg, { env: opts.env ?? process.env, home: homedir() });
+    if (!refs.length) throw new Error(`${arg}: no session with that id prefix`);
+    const out: Session[] = [];
+    for (const ref of refs) out.push(...(await hostOf(ref.host).open(ref, { requestsDir: opts.requestsDir })));
+    return out;
+  }
   if (arg.startsWith('pi:')) return openPi(arg.slice(3), opts);
   let st;
   try {
@@ -38,6 +49,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     throw new Error(`${arg}: no such file or directory`);
   }
   if (st.isFile()) {
+    if (arg.endsWith('.jsonl') && (await claudeRef(arg, true))) return readClaudeSession(arg, { requestsDir: opts.requestsDir });
     if (arg.endsWith('.jsonl')) return [await readPiSession(arg, { requestsDir: opts.requestsDir })];
     if (/\.(db|sqlite)$/.test(arg)) return readOpenCode(arg, opts);
     throw new Error(`${arg}: not a session file this version reads (.jsonl for Pi, .db for OpenCode)`);
@@ -47,7 +59,15 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   if (names.includes('opencode.db') || names.includes('storage')) return readOpenCode(arg, opts);
   if (names.some((n) => n.endsWith('.body.json'))) return [await readCaptureSession(arg)];
   const jsonl = names.filter((n) => n.endsWith('.jsonl')).sort();
-  if (jsonl.length) return Promise.all(jsonl.map((n) => readPiSession(join(arg, n), { requestsDir: opts.requestsDir })));
+  if (jsonl.length) {
+    const out: Session[] = [];
+    for (const n of jsonl) {
+      const f = join(arg, n);
+      if (await claudeRef(f, false)) out.push(...(await readClaudeSession(f, { requestsDir: opts.requestsDir })));
+      else if (!/^agent-/.test(n)) out.push(await readPiSession(f, { requestsDir: opts.requestsDir }));
+    }
+    return out;
+  }
   throw new Error(`${arg}: no sessions found (expected Pi .jsonl files, an OpenCode data dir, or *.body.json captures)`);
 }
 

@@ -21,9 +21,12 @@ import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, 
 import { piRef } from './pi/discover.js';
 import { piAgentDir } from './pi/locate.js';
 import { readPiSession } from './pi/index.js';
+import { claudeRef } from './claude-code/discover.js';
+import { claudeConfigDirs, locateClaudeSessions } from './claude-code/locate.js';
+import { readClaudeSession } from './claude-code/index.js';
 
 /** Ids of the hosts this version reads. */
-export type HostId = 'pi' | 'opencode' | 'capture' | 'botharness';
+export type HostId = 'pi' | 'opencode' | 'claude-code' | 'codex' | 'capture' | 'botharness';
 
 /**
  * One session as discovery found it, before any analysis.
@@ -83,6 +86,8 @@ export interface HostEntry {
   id: HostId;
   /** Display name. */
   label: string;
+  /** Other names of the host in `<host>:<id prefix>` arguments (Claude Code: `claude`). */
+  aliases?: readonly string[];
   /** Sessions in the host's default locations (or `opts.paths[id]`), from metadata and header reads only. */
   discover(opts: DiscoverOptions): Promise<SessionRef[]>;
   /**
@@ -197,6 +202,29 @@ const opencode: HostEntry = {
   },
 };
 
+const claudeCode: HostEntry = {
+  id: 'claude-code',
+  label: 'Claude Code',
+  aliases: ['claude'],
+  async discover(opts) {
+    if (opts.paths?.['claude-code']) return walkAll(opts.paths['claude-code'], [claudeCode]);
+    // reference/claude-code-codex.md §1.1: <config dir>/projects/<encoded cwd>/<session>.jsonl
+    const files = await locateClaudeSessions(opts.env, opts.home);
+    return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => claudeRef(f, false))).filter(notNull));
+  },
+  async refsAt(path, dir, explicit) {
+    if (dir) return null;
+    const ref = await claudeRef(path, explicit);
+    return ref ? [ref] : null;
+  },
+  async open(ref, opts = {}) {
+    return readClaudeSession(ref.path, { requestsDir: opts.requestsDir });
+  },
+  watchRoots(opts) {
+    return opts.paths?.['claude-code'] ?? claudeConfigDirs(opts.env, opts.home).map((d) => join(d, 'projects'));
+  },
+};
+
 const capture: HostEntry = {
   id: 'capture',
   label: 'Captured requests',
@@ -258,11 +286,12 @@ const botharness: HostEntry = {
 };
 
 /**
- * Every host this version reads, in display order. BotHarness comes before Pi: a raw DSH
- * `session.jsonl` has a header Pi's schema would also accept; the BotHarness entry claims only
- * logs whose header is DSH's (`createdAt`), the rest goes on to Pi.
+ * Every host this version reads, in display order. BotHarness and Claude Code come before Pi: a
+ * raw DSH `session.jsonl` has a header Pi's schema would also accept, and Pi reads any `.jsonl`
+ * it is explicitly given; the BotHarness entry claims only logs whose header is DSH's
+ * (`createdAt`), the Claude Code entry only files whose lines are its own; the rest goes on to Pi.
  */
-export const HOSTS: readonly HostEntry[] = [botharness, pi, opencode, capture];
+export const HOSTS: readonly HostEntry[] = [botharness, claudeCode, pi, opencode, capture];
 
 /** The registry entry of a host id. @throws Error for an id no host has */
 export function hostOf(id: string): HostEntry {
@@ -352,16 +381,15 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
 }
 
 /**
- * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi, BotHarness: `pi:` / `botharness:`
- * alone = the newest session; OpenCode: `opencode:<sessionID>` exact, `opencode:` alone = every
- * session) in the host's default
- * locations, or a path (see findSessions).
+ * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi, BotHarness, Claude Code `claude:`,
+ * Codex `codex:`: the prefix alone = the newest session; OpenCode: `opencode:<sessionID>` exact,
+ * `opencode:` alone = every session) in the host's default locations, or a path (see findSessions).
  * @returns [] when nothing matched (the caller reports why)
  * @throws Error for a path that does not exist
  */
 export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<SessionRef[]> {
   const m = /^([a-z][a-z0-9-]*):(.*)$/.exec(arg);
-  const host = m ? HOSTS.find((h) => h.id === m[1]) : undefined;
+  const host = m ? HOSTS.find((h) => h.id === m[1] || h.aliases?.includes(m[1])) : undefined;
   if (m && host) {
     const refs = await host.discover({ ...opts, paths: undefined });
     const id = m[2];

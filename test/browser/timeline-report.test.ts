@@ -155,7 +155,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.goto(pathToFileURL(examples).href);
     const picker = page.getByRole('combobox', { name: 'Session' });
     assert.equal(await picker.locator('option').count(), report.sessions.length);
-    assert.equal(report.sessions.length, 8);
+    assert.equal(report.sessions.length, 10);
     const counts: number[] = [];
     for (let i = 0; i < report.sessions.length; i++) {
       await picker.selectOption(String(i));
@@ -163,7 +163,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
       counts.push(await page.getByRole('listbox', { name: 'Requests' }).getByRole('option').count());
     }
     assert.deepEqual(counts, report.sessions.map((s) => s.requests.length));
-    assert.deepEqual(counts, [16, 8, 7, 6, 1, 10, 9, 6]);
+    assert.deepEqual(counts, [16, 8, 7, 6, 1, 10, 9, 6, 12, 1]);
     await page.close();
   });
 

@@ -1,0 +1,220 @@
+// Records Claude Code and Codex fixtures: the real `@anthropic-ai/claude-code` and `@openai/codex`
+// (pinned in package.json here) against fake-provider.mjs on 127.0.0.1, in an isolated lab.
+//
+//   node record.mjs OUTDIR [claude-code] [codex]        (default: both)
+//
+// Writes OUTDIR/claude-code/ and OUTDIR/codex/ (layout in test/fixtures/<host>/README.md):
+//   the host's own folders as it left them (CLAUDE_CONFIG_DIR projects/…, CODEX_HOME sessions/…),
+//   requests/NNN-<api>.body.json|.meta.json + index.ndjson (every body byte for byte), steps.tsv.
+//
+// The lab lives at a fixed path (/tmp/prefix-lens-cc-lab, /tmp/prefix-lens-codex-lab) so that the
+// machine paths inside transcripts and bodies are the same on every machine without rewriting them
+// (they are "normalized" by construction); the provider's ephemeral port only appears in request
+// headers and is replaced by `<port>` there. Usage numbers are SYNTHETIC (fake-provider.mjs).
+// Each step is one host process (`claude -p …`, `codex exec …`); the number of model requests each
+// step makes is checked, so a host that changed behaviour fails the recording instead of silently
+// recording something else.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const PKG = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8'));
+const CLAUDE = path.join(HERE, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+const CODEX = path.join(HERE, 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
+const STEP_TIMEOUT_MS = 120_000;
+const T0 = Date.now();
+
+const OUT = process.argv[2] ? path.resolve(process.argv[2]) : null;
+const HOSTS = process.argv.slice(3).length ? process.argv.slice(3) : ['claude-code', 'codex'];
+if (!OUT) {
+  console.error('usage: record.mjs OUTDIR [claude-code] [codex]');
+  process.exit(2);
+}
+const log = (msg) => console.log(`[record-claude-codex ${((Date.now() - T0) / 1000).toFixed(0).padStart(3)}s] ${msg}`);
+class Failure extends Error {}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs a command to its end; resolves {code, stdout, stderr}; rejects on timeout. */
+function run(cmd, args, opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Failure(`${path.basename(cmd)} ${args.join(' ')}: timed out after ${STEP_TIMEOUT_MS} ms`));
+    }, STEP_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts the scripted provider; resolves {port, stop()}. */
+async function startProvider(requestsDir, logFile, extraArgs) {
+  const portFile = path.join(path.dirname(requestsDir), 'port');
+  fs.rmSync(portFile, { force: true });
+  const out = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [path.join(HERE, 'fake-provider.mjs'), '--out', requestsDir, '--port-file', portFile, ...extraArgs], { stdio: ['ignore', out, out] });
+  for (let i = 0; i < 100 && !fs.existsSync(portFile); i++) await sleep(50);
+  if (!fs.existsSync(portFile)) throw new Failure('the fake provider did not report a port');
+  const port = Number(fs.readFileSync(portFile, 'utf8'));
+  return {
+    port,
+    stop: () =>
+      new Promise((resolve) => {
+        child.on('close', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+const countRequests = (dir) => (fs.existsSync(path.join(dir, 'index.ndjson')) ? fs.readFileSync(path.join(dir, 'index.ndjson'), 'utf8').split('\n').filter(Boolean).length : 0);
+
+/** One scenario run: lab dirs, provider, steps.tsv. */
+class Lab {
+  constructor(name, root, providerArgs = []) {
+    this.name = name;
+    this.providerArgs = providerArgs;
+    this.root = root;
+    this.project = path.join(root, 'project');
+    this.home = path.join(root, 'home');
+    this.requests = path.join(root, 'requests');
+    this.steps = ['step\trequests_before\tdescription\tinvocation'];
+    this.n = 0;
+  }
+  async open() {
+    fs.rmSync(this.root, { recursive: true, force: true });
+    for (const d of [this.project, this.home, this.requests]) fs.mkdirSync(d, { recursive: true });
+    this.provider = await startProvider(this.requests, path.join(this.root, 'provider.log'), this.providerArgs);
+    log(`[${this.name}] fake provider on 127.0.0.1:${this.provider.port}`);
+  }
+  /** Runs one host process; fails unless it made `expected` model requests (a number or [min, max]). */
+  async step(expected, desc, cmd, args, env, pre) {
+    this.n++;
+    const before = countRequests(this.requests);
+    const shown = `${pre ? `${pre.label}; ` : ''}${path.basename(cmd)} ${args.map((a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
+    this.steps.push(`${this.n}\t${before}\t${desc}\t${shown}`);
+    log(`[${this.name}] step ${this.n}: ${desc}`);
+    if (pre) pre.run();
+    const r = await run(cmd, args, { cwd: this.project, env });
+    const got = countRequests(this.requests) - before;
+    const [lo, hi] = Array.isArray(expected) ? expected : [expected, expected];
+    if (r.code !== 0 || got < lo || got > hi) {
+      throw new Failure(`[${this.name}] step ${this.n} (${shown}): exit ${r.code}, ${got} model requests (expected ${lo}${hi !== lo ? `..${hi}` : ''})\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+    }
+  }
+  async close() {
+    await this.provider.stop();
+    this.steps.push(`end\t${countRequests(this.requests)}\t-\t-`);
+    const unrouted = path.join(this.requests, 'unrouted.log');
+    if (fs.existsSync(unrouted)) log(`[${this.name}] requests the provider did not serve:\n${fs.readFileSync(unrouted, 'utf8')}`);
+    const plog = fs.readFileSync(path.join(this.root, 'provider.log'), 'utf8').split('\n').filter((l) => l && !l.startsWith('fake provider listening'));
+    if (plog.length) throw new Failure(`[${this.name}] the fake provider reported errors:\n${plog.join('\n')}`);
+  }
+}
+
+/** Copies the recorded requests, replacing the port in the meta headers (bodies are untouched). */
+function copyRequests(lab, dest) {
+  fs.mkdirSync(dest, { recursive: true });
+  for (const f of fs.readdirSync(lab.requests).sort()) {
+    if (f === 'unrouted.log') continue;
+    let data = fs.readFileSync(path.join(lab.requests, f));
+    if (f.endsWith('.meta.json')) data = Buffer.from(data.toString('utf8').split(`127.0.0.1:${lab.provider.port}`).join('127.0.0.1:<port>'));
+    const body = f.endsWith('.body.json') ? data.toString('utf8') : '';
+    if (body.includes(String(lab.provider.port)) && body.includes(`127.0.0.1:${lab.provider.port}`)) throw new Failure(`${f}: the body names the provider port`);
+    fs.writeFileSync(path.join(dest, f), data);
+  }
+}
+
+function copyTree(from, to) {
+  fs.cpSync(from, to, { recursive: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code
+// ---------------------------------------------------------------------------------------------
+
+function writeProject(lab, instructionsFile) {
+  fs.writeFileSync(path.join(lab.project, 'hello.txt'), ['Hello from hello.txt!', ...Array.from({ length: 8 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`)].join('\n') + '\n');
+  fs.writeFileSync(path.join(lab.project, instructionsFile), '# Lab project\nThese instructions are loaded into the host\'s context.\n');
+}
+
+async function recordClaudeCode() {
+  // --diagnostics: the scripted API returns cache diagnostics unasked; Claude Code stores what
+  // arrives as message.diagnostics (the real API sends them only when a request asks).
+  const lab = new Lab('claude-code', '/tmp/prefix-lens-cc-lab', ['--diagnostics']);
+  await lab.open();
+  writeProject(lab, 'CLAUDE.md');
+  const configDir = path.join(lab.home, '.claude');
+  // reference/claude-code-codex.md §0: API key + base URL, no telemetry, no updater, no traffic
+  // besides the model API.
+  const env = (extra = {}) => ({
+    PATH: process.env.PATH,
+    HOME: lab.home,
+    TERM: 'dumb',
+    TZ: 'UTC',
+    LANG: 'C.UTF-8',
+    CLAUDE_CONFIG_DIR: configDir,
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${lab.provider.port}`,
+    ANTHROPIC_API_KEY: 'sk-ant-fake-key',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    ...extra,
+  });
+  const cc = (...args) => ['-p', ...args];
+  await lab.step(1, 'new session (claude-sonnet-4-5)', CLAUDE, cc('--model', 'claude-sonnet-4-5', 'Hello. Say hi.'), env());
+  await lab.step(2, 'tool call (Read), --continue', CLAUDE, cc('--continue', '--allowedTools', 'Read', '--', 'Please read hello.txt and tell me what it says.'), env());
+  // The Agent tool runs a general-purpose sub-agent (its own file under <session>/subagents/);
+  // the parent answers the tool result and then the sub-agent's completion notification.
+  await lab.step(4, 'sub-agent (Agent tool), --continue', CLAUDE, cc('--continue', '--allowedTools', 'Read,Agent', '--', 'DELEGATE a small task to a sub-agent.'), env());
+  await lab.step(2, 'HTTP 500, then Claude Code retries', CLAUDE, cc('--continue', 'FAIL500 once please'), env());
+  await lab.step(1, 'manual /compact (the compaction call is not in the transcript)', CLAUDE, cc('--continue', '/compact'), env());
+  await lab.step(1, 'first prompt after compaction', CLAUDE, cc('--continue', 'First prompt after compaction.'), env());
+  await lab.step(1, 'model switch (--model claude-haiku-4-5 with --continue)', CLAUDE, cc('--continue', '--model', 'claude-haiku-4-5', 'Now on another model.'), env());
+  await lab.step(1, 'CLAUDE.md edited mid-session', CLAUDE, cc('--continue', '--model', 'claude-haiku-4-5', 'Turn after CLAUDE.md edit.'), env(), {
+    label: "echo 'Edited: be very brief.' >>CLAUDE.md",
+    run: () => fs.appendFileSync(path.join(lab.project, 'CLAUDE.md'), 'Edited: be very brief.\n'),
+  });
+  await lab.step(1, '1 h cache (ENABLE_PROMPT_CACHING_1H=1)', CLAUDE, cc('--continue', '--model', 'claude-haiku-4-5', 'Turn with 1h cache.'), env({ ENABLE_PROMPT_CACHING_1H: '1' }));
+  await lab.close();
+
+  const dest = path.join(OUT, 'claude-code');
+  fs.rmSync(dest, { recursive: true, force: true });
+  copyTree(path.join(configDir, 'projects'), path.join(dest, 'claude', 'projects'));
+  copyRequests(lab, path.join(dest, 'requests'));
+  fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
+  log(`[claude-code] ${countRequests(lab.requests)} requests recorded into ${dest}`);
+}
+
+async function recordCodex() {
+  throw new Failure('codex: not yet');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  for (const [pkg, file] of [
+    ['@anthropic-ai/claude-code', CLAUDE],
+    ['@openai/codex', CODEX],
+  ]) {
+    if (!fs.existsSync(file)) throw new Failure(`${pkg} is not installed in ${HERE} (run record-claude-codex.sh, which installs it)`);
+  }
+  fs.mkdirSync(OUT, { recursive: true });
+  if (HOSTS.includes('claude-code')) await recordClaudeCode();
+  if (HOSTS.includes('codex')) await recordCodex();
+  log(`done: ${HOSTS.join(', ')} (claude-code ${PKG.dependencies['@anthropic-ai/claude-code']}, codex ${PKG.dependencies['@openai/codex']})`);
+}
+
+main().catch((e) => {
+  console.error(e instanceof Failure ? `record-claude-codex: ${e.message}` : e);
+  process.exit(1);
+});

@@ -1,0 +1,439 @@
+/**
+ * Claude Code transcript → LlmRequests (reconstructed mode).
+ *
+ * One request per API call (reference/claude-code-codex.md §1.3):
+ *  - Claude Code 2.1.3xx records each call as an `api-request` line (schema.ts): the request is
+ *    rebuilt from it exactly as sent, in Anthropic render order — the tools and system blocks of its
+ *    `api-request-shape`, preceded by the billing-header system block (not recorded, computed:
+ *    billingBlock), and the messages (`keep` messages of the previous request + the `tail` blobs),
+ *    with a breakpoint on every block `cacheControl` names. Its response lines (`requestRef`) give
+ *    usage, response id and the API's cache diagnostics; a request with no response line is a
+ *    failed attempt (the `system` `api_error` line after it gives the error).
+ *  - Assistant lines without `requestRef` (older versions) are grouped by (`message.id`,
+ *    `requestId`), by `message.id` alone when there is no requestId (gateways); the history is
+ *    replayed from the uuid/parentUuid tree (user and assistant lines root → the request's parent,
+ *    consecutive lines of one role merged into one message). Those versions do not record the
+ *    tools and system prompt: the chain starts with one opaque head block.
+ *  - Usage: the prompt fields are the same on every line of a request; `output_tokens` is taken
+ *    from the line with the largest value (earlier lines of a streamed response carry a partial
+ *    count; reference §1.3).
+ *  - `progress` lines (`data.type: "agent_progress"`) copy sub-agent responses into the main file;
+ *    they are requests only when the sub-agent's own file is absent (`progressCopies`).
+ */
+import { createHash } from 'node:crypto';
+import { BlockNode } from '../../core/chain.js';
+import type { Block, CacheBreakpoint, Diagnostic, LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
+import { familyFor } from '../../core/rules.js';
+import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import type { CcRead, CcRec } from './read.js';
+import type { ApiRequestLine, AssistantLine, CcUsage, ShapeLine } from './schema.js';
+
+/** Label of the opaque head of versions that do not record tools and system prompt. */
+export const HEAD_LABEL = 'claude-code:head';
+export const HEAD_NOTE = 'head opaque: this Claude Code version does not record the system prompt or tools';
+/**
+ * Request parameters compared by value (core/wire.ts PARAM_KEYS for anthropic-messages, plus the
+ * family's cache-relevant `params` from provider-rules.json): the same keys wire mode reads, so
+ * both modes compare the same values (checked on every recorded body by the ground-truth test).
+ */
+const PARAM_KEYS = ['thinking', 'max_tokens', 'tool_choice', 'temperature', 'top_p', 'top_k', 'output_config', 'speed'];
+
+/**
+ * The billing-header system block Claude Code puts before its system prompt (not recorded in the
+ * transcript). `cc_version` ends in a 3-hex fingerprint: the first 3 hex digits of
+ * sha256("59cf53e54c78" + characters 4, 7 and 20 of the first user text ("0" past its end) +
+ * version). Source: public analyses of Claude Code's attribution header; verified here against
+ * every recorded body of test/fixtures/claude-code (2.1.328, main session and sub-agent).
+ * @param firstText the first text block of messages[0] that is not a `<system-reminder>`
+ */
+export function billingText(firstText: string, version: string, entrypoint: string, subagent: boolean): string {
+  const chars = [4, 7, 20].map((i) => firstText[i] ?? '0').join('');
+  const fp = createHash('sha256').update(`59cf53e54c78${chars}${version}`).digest('hex').slice(0, 3);
+  return `x-anthropic-billing-header: cc_version=${version}.${fp}; cc_entrypoint=${entrypoint};${subagent ? ' cc_is_subagent=true;' : ''}`;
+}
+
+/** The first user text the billing fingerprint is computed from. */
+export function firstUserText(messages: Array<Record<string, unknown>>): string {
+  const m = messages[0];
+  if (!m) return '';
+  if (typeof m.content === 'string') return m.content;
+  if (!Array.isArray(m.content)) return '';
+  for (const b of m.content as Array<Record<string, unknown>>) {
+    if (b?.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<system-reminder>')) return b.text;
+  }
+  return '';
+}
+
+/** Anthropic usage → `{uncached, cacheRead, cacheWrite, output}` tokens (input excludes cache). */
+export function usageOf(u: CcUsage | null | undefined, output: number): Usage | null {
+  if (!u) return null;
+  return {
+    uncached: u.input_tokens ?? 0,
+    cacheRead: u.cache_read_input_tokens ?? 0,
+    cacheWrite: u.cache_creation_input_tokens ?? 0,
+    output,
+  };
+}
+
+/** The lines of one API response (one request). */
+export interface ResponseGroup {
+  key: string;
+  lines: Array<{ line: number; v: AssistantLine }>;
+  /** Largest output_tokens over the lines (the final count). */
+  output: number;
+  fromProgress: boolean;
+}
+
+/** One request under construction. */
+interface Slot {
+  /** Line that orders the request (the api-request line, or the first response line). */
+  orderLine: number;
+  api?: { line: number; v: ApiRequestLine; messages: string[] };
+  group?: ResponseGroup;
+  error?: string;
+}
+
+/** Trie of chain nodes: (parent node, block key) → node, so requests share their common prefix. */
+class ChainTrie {
+  private readonly roots = new Map<string, BlockNode>();
+  private readonly kids = new WeakMap<BlockNode, Map<string, BlockNode>>();
+  node(prev: BlockNode | null, key: string, make: () => Block): BlockNode {
+    let m = prev ? this.kids.get(prev) : this.roots;
+    if (!m) this.kids.set(prev!, (m = new Map()));
+    let n = m.get(key);
+    if (!n) m.set(key, (n = new BlockNode(prev, make())));
+    return n;
+  }
+}
+
+const ttlOf = (v: { ttl?: string } | undefined): CacheBreakpoint => ({ ttlSeconds: v?.ttl === '1h' ? 3600 : 300 });
+
+/** What normalize returns for one file. */
+export interface CcRequests {
+  requests: LlmRequest[];
+  /** `message.diagnostics.cache_miss_reason` per request that has one (null = the API reported a hit). */
+  hostMiss: Map<LlmRequest, { type: string; missedTokens?: number } | null>;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Builds the requests of one transcript file.
+ * @param progressCopies count `agent_progress` copies as requests (the sub-agent's file is absent)
+ */
+export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopies: boolean }): CcRequests {
+  const diagnostics: Diagnostic[] = [];
+  const shapes = new Map<string, ShapeLine>();
+  const blobs = new Map<string, Record<string, unknown>>();
+  const slots: Slot[] = [];
+  const byApiId = new Map<string, Slot>();
+  const groups = new Map<string, ResponseGroup>();
+  let prevMessages: string[] = [];
+  let lastSlot: Slot | undefined;
+
+  const addResponse = (line: number, v: AssistantLine, fromProgress: boolean) => {
+    const id = v.message.id;
+    if (!id) return;
+    const key = `${id}\u0000${v.requestId ?? ''}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { key, lines: [], output: 0, fromProgress };
+      groups.set(key, g);
+      const slot = v.requestRef ? byApiId.get(v.requestRef) : undefined;
+      if (slot && !slot.group) slot.group = g;
+      else slots.push({ orderLine: line, group: g });
+    }
+    g.lines.push({ line, v });
+    g.output = Math.max(g.output, v.message.usage?.output_tokens ?? 0);
+  };
+
+  for (const r of read.recs) {
+    switch (r.type) {
+      case 'api-request-shape':
+        shapes.set(r.v.shapeHash, r.v);
+        break;
+      case 'api-request-blob':
+        blobs.set(r.v.hash, r.v.message as Record<string, unknown>);
+        break;
+      case 'api-request': {
+        if (r.v.keep > prevMessages.length) {
+          diagnostics.push({ file: read.file, line: r.line, severity: 'warning', message: `api-request keeps ${r.v.keep} messages but the previous request had ${prevMessages.length}; the missing ones are left out` });
+        }
+        const messages = [...prevMessages.slice(0, r.v.keep), ...r.v.tail];
+        prevMessages = messages;
+        const slot: Slot = { orderLine: r.line, api: { line: r.line, v: r.v, messages } };
+        slots.push(slot);
+        byApiId.set(r.v.id, slot);
+        lastSlot = slot;
+        break;
+      }
+      case 'assistant':
+        addResponse(r.line, r.v, false);
+        break;
+      case 'system':
+        if (r.v.subtype === 'api_error' && lastSlot?.api && !lastSlot.group && !lastSlot.error) lastSlot.error = apiErrorText(r.v.error);
+        break;
+      case 'progress': {
+        const m = r.v.data?.message as { type?: string; message?: unknown } | undefined;
+        if (opts.progressCopies && r.v.data?.type === 'agent_progress' && m?.type === 'assistant' && m.message) addResponse(r.line, m as unknown as AssistantLine, true);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // Claude Code writes no blob for its own responses: the assistant message of a response is
+  // referenced by the hash of {role, content} built from the response's lines (canonicalHash).
+  for (const g of groups.values()) {
+    const content = g.lines.flatMap((l) => (Array.isArray(l.v.message.content) ? l.v.message.content : []));
+    const m = { role: 'assistant', content };
+    const h = canonicalHash(m);
+    if (!blobs.has(h)) blobs.set(h, m);
+  }
+
+  const trie = new ChainTrie();
+  const tree = new TreeReplay(read.recs);
+  const hostMiss: CcRequests['hostMiss'] = new Map();
+  const requests: LlmRequest[] = [];
+  for (const s of slots.sort((a, b) => a.orderLine - b.orderLine)) {
+    const req = s.api ? fromApiRequest(read, s, shapes, blobs, trie, opts.subagent, diagnostics) : fromTree(read, s.group!, tree, trie);
+    if (!req) continue;
+    req.index = requests.length + 1;
+    const diag = s.group?.lines.map((l) => l.v.message.diagnostics).filter((d) => d !== undefined && d !== null).at(-1);
+    if (diag && 'cache_miss_reason' in diag) {
+      const m = diag.cache_miss_reason;
+      hostMiss.set(req, m ? { type: m.type, ...(m.cache_missed_input_tokens !== undefined ? { missedTokens: m.cache_missed_input_tokens } : {}) } : null);
+      req.notes!.push(m ? `Claude Code cache diagnostics: ${m.type}${m.cache_missed_input_tokens !== undefined ? ` (${m.cache_missed_input_tokens} tokens missed)` : ''}` : 'Claude Code cache diagnostics: no miss');
+    }
+    requests.push(req);
+  }
+  return { requests, hostMiss, diagnostics };
+}
+
+/** JSON with object keys sorted (recursively), no whitespace: the form Claude Code hashes blobs in. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? 'null' : canonical(x))).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * The key of an `api-request-blob`: sha256 (hex) of the message as canonical JSON (keys sorted,
+ * no whitespace). Observed: every blob of the 2.1.328 recordings hashes to its key this way.
+ */
+export function canonicalHash(message: unknown): string {
+  return createHash('sha256').update(canonical(message)).digest('hex');
+}
+
+function apiErrorText(e: unknown): string {
+  if (e && typeof e === 'object') {
+    const o = e as { status?: unknown; formatted?: unknown; message?: unknown };
+    const text = typeof o.formatted === 'string' ? o.formatted : typeof o.message === 'string' ? o.message : 'API error';
+    return typeof o.status === 'number' && !text.startsWith(String(o.status)) ? `HTTP ${o.status}: ${text}` : text;
+  }
+  return 'API error';
+}
+
+/** Fields every request of a file shares, filled from the response lines. */
+function withResponse(req: LlmRequest, g: ResponseGroup | undefined, s: Slot): void {
+  if (!g) {
+    req.usage = null;
+    req.error = s.error ?? 'no response recorded for this request';
+    return;
+  }
+  const first = g.lines[0].v;
+  req.source.line = g.lines[0].line;
+  if (first.message.id) req.responseId = first.message.id;
+  req.usage = usageOf(first.message.usage, g.output);
+  const split = first.message.usage?.cache_creation;
+  if (split && (split.ephemeral_1h_input_tokens || split.ephemeral_5m_input_tokens)) {
+    req.notes!.push(`cache write: ${split.ephemeral_5m_input_tokens ?? 0} tokens 5 m, ${split.ephemeral_1h_input_tokens ?? 0} tokens 1 h`);
+  }
+  if (first.isApiErrorMessage || first.message.model === '<synthetic>') {
+    const text = first.message.content && Array.isArray(first.message.content) ? first.message.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join(' ') : '';
+    req.error = text || 'API error';
+    req.usage = null;
+  }
+  if (g.fromProgress) req.notes!.push("from the main file's agent_progress copy (the sub-agent's own file is absent)");
+  if (g.lines.length > 1) req.notes!.push(`${g.lines.length} transcript lines (one per content block) counted once`);
+}
+
+/**
+ * The message as this request sends it. Blobs hold a user message with a string content as one
+ * text block (the form it takes when it is the last message and carries the breakpoint); a
+ * request where it carries no breakpoint sends the string. Observed on the 2.1.328 recordings (the
+ * sub-agent's task-notification message: a block with the marker in one request, a string in the
+ * next, one blob for both); every recorded body agrees with this rule (test/unit/groundtruth).
+ */
+function asSent(m: Record<string, unknown>, i: number, marks: Map<string, CacheBreakpoint>): Record<string, unknown> {
+  const c = m.content;
+  if (m.role !== 'user' || !Array.isArray(c) || c.length !== 1) return m;
+  const b = c[0] as Record<string, unknown>;
+  if (b?.type !== 'text' || typeof b.text !== 'string' || Object.keys(b).length !== 2 || marks.has(`messages.${i}.content.0`)) return m;
+  return { ...m, content: b.text };
+}
+
+function fromApiRequest(
+  read: CcRead,
+  s: Slot,
+  shapes: Map<string, ShapeLine>,
+  blobs: Map<string, Record<string, unknown>>,
+  trie: ChainTrie,
+  subagent: boolean,
+  diagnostics: Diagnostic[],
+): LlmRequest | null {
+  const a = s.api!;
+  const shape = shapes.get(a.v.shapeHash);
+  const notes: string[] = [];
+  const marks = new Map<string, CacheBreakpoint>();
+  for (const c of a.v.cacheControl ?? []) marks.set(c.path.join('.'), ttlOf(c.value));
+  const messages: Array<Record<string, unknown>> = [];
+  a.messages.forEach((h) => {
+    const m = blobs.get(h);
+    if (m) messages.push(m);
+  });
+  if (messages.length < a.messages.length) {
+    diagnostics.push({ file: read.file, line: a.line, severity: 'warning', message: `api-request names ${a.messages.length - messages.length} message blob(s) not found in the file; left out` });
+    notes.push('some messages of this request are not in the transcript');
+  }
+  const model = a.v.params?.model ?? s.group?.lines[0].v.message.model ?? '';
+  let node: BlockNode | null = null;
+  if (shape) {
+    (shape.shape.tools ?? []).forEach((t, i) => {
+      const bp = marks.get(`tools.${i}`);
+      node = trie.node(node, `t:${a.v.shapeHash}:${i}:${bp?.ttlSeconds ?? 0}`, () => jsonBlock('tools', i, `tools[${i}]`, t, bp));
+    });
+    const billing = billingText(firstUserText(messages), read.version ?? '', read.entrypoint ?? 'cli', subagent);
+    node = trie.node(node, `b:${billing}`, () => jsonBlock('system', 0, 'system[0]', { type: 'text', text: billing }));
+    (shape.shape.system ?? []).forEach((b, j) => {
+      const bp = marks.get(`system.${j}`);
+      node = trie.node(node, `s:${a.v.shapeHash}:${j}:${bp?.ttlSeconds ?? 0}`, () => jsonBlock('system', j + 1, `system[${j + 1}]`, b, bp));
+    });
+    notes.push('system[0] (billing header) computed, not recorded');
+  } else {
+    diagnostics.push({ file: read.file, line: a.line, severity: 'warning', message: `api-request names shape ${a.v.shapeHash.slice(0, 12)} not found in the file; tools and system unknown` });
+    node = trie.node(null, HEAD_LABEL, () => opaqueHeadBlock(HEAD_LABEL));
+    notes.push(HEAD_NOTE);
+  }
+  messages.forEach((m0, i) => {
+    const m = asSent(m0, i, marks);
+    const blocks = messageBlocks(i, `messages[${i}]`, m);
+    blocks.forEach((b, k) => {
+      const bp = marks.get(`messages.${i}.content.${k}`);
+      if (bp) b.breakpoint = bp;
+      node = trie.node(node, `m:${a.messages[i]}:${k}:${bp?.ttlSeconds ?? 0}`, () => b);
+    });
+  });
+  const params: LlmRequest['params'] = {};
+  const p = (a.v.params ?? {}) as Record<string, unknown>;
+  for (const k of new Set([...PARAM_KEYS, ...familyFor(model, 'anthropic-messages').params.map((x) => x.key)])) {
+    const v = p[k];
+    if (v === undefined) continue;
+    params[k] = v !== null && typeof v === 'object' ? JSON.stringify(v) : (v as string | number | boolean | null);
+  }
+  const req: LlmRequest = {
+    index: 0,
+    source: { file: read.file, line: a.line },
+    provider: 'anthropic',
+    model,
+    api: 'anthropic-messages',
+    kind: 'agent',
+    timeMs: isoMs(a.v.timestamp),
+    evidence: 'reconstructed',
+    usage: null,
+    tail: node,
+    params,
+    notes,
+  };
+  withResponse(req, s.group, s);
+  return req;
+}
+
+/** A block of a JSON value, serialized as Claude Code serializes the body (JSON.stringify). */
+function jsonBlock(segment: 'tools' | 'system', item: number, path: string, value: unknown, breakpoint?: CacheBreakpoint): Block {
+  const text = JSON.stringify(value);
+  const block: Block = { segment, item, path, bytes: Buffer.from(text, 'utf8'), text };
+  if (breakpoint) block.breakpoint = breakpoint;
+  return block;
+}
+
+/** uuid/parentUuid tree of the conversation lines, for versions without `api-request` lines. */
+class TreeReplay {
+  private readonly byUuid = new Map<string, CcRec & { type: 'user' | 'assistant' | 'system' | 'node' }>();
+  constructor(recs: CcRec[]) {
+    for (const r of recs) if (r.type === 'user' || r.type === 'assistant' || r.type === 'system' || r.type === 'node') this.byUuid.set(r.v.uuid, r);
+  }
+  /** API messages of the path root → `parent` (user and assistant lines; a compact boundary has no parent, so the path stops there). */
+  messagesBefore(parent: string | null | undefined): Array<{ role: string; content: unknown[] }> {
+    const path: CcRec[] = [];
+    const seen = new Set<string>();
+    for (let u = parent; u && !seen.has(u); ) {
+      seen.add(u);
+      const r = this.byUuid.get(u);
+      if (!r) break;
+      path.push(r);
+      u = r.v.parentUuid ?? null;
+    }
+    path.reverse();
+    const out: Array<{ role: string; content: unknown[] }> = [];
+    for (const r of path) {
+      if (r.type !== 'user' && r.type !== 'assistant') continue;
+      const c = r.v.message.content;
+      const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : (c ?? []);
+      const last = out[out.length - 1];
+      // Lines of one response (one per content block) and consecutive user lines (tool results)
+      // are one wire message: the API alternates roles.
+      if (last && last.role === r.type) last.content.push(...blocks);
+      else out.push({ role: r.type, content: [...blocks] });
+    }
+    return out;
+  }
+}
+
+function fromTree(read: CcRead, g: ResponseGroup, tree: TreeReplay, trie: ChainTrie): LlmRequest {
+  const first = g.lines[0].v;
+  let node: BlockNode | null = trie.node(null, HEAD_LABEL, () => opaqueHeadBlock(HEAD_LABEL));
+  const messages = tree.messagesBefore(first.parentUuid);
+  // No record of the bytes: each message's key is its serialization (shared prefixes still share nodes).
+  messages.forEach((m, i) => {
+    messageBlocks(i, `messages[${i}]`, m).forEach((b, k) => {
+      node = trie.node(node, `r:${i}:${k}:${b.text}`, () => b);
+    });
+  });
+  const req: LlmRequest = {
+    index: 0,
+    source: { file: read.file, line: g.lines[0].line },
+    provider: 'anthropic',
+    model: first.message.model ?? '',
+    api: 'anthropic-messages',
+    kind: 'agent',
+    timeMs: isoMs(first.timestamp),
+    evidence: 'reconstructed',
+    usage: null,
+    tail: node,
+    params: {},
+    notes: [HEAD_NOTE, 'messages replayed from the uuid tree (no api-request line)'],
+  };
+  if (first.isSidechain && !read.agentId) req.cacheKey = 'sidechain';
+  withResponse(req, g, { orderLine: g.lines[0].line });
+  return req;
+}
+
+export function isoMs(iso: string | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** Compactions (compact_boundary lines) and branches (a line whose parent is not the previous node), in file order. */
+export function ccEvents(read: CcRead): TranscriptEvent[] {
+  const out: TranscriptEvent[] = [];
+  for (const r of read.recs) {
+    if (r.type === 'system' && r.v.subtype === 'compact_boundary') out.push({ kind: 'compaction', line: r.line, timeMs: isoMs(r.v.timestamp) });
+  }
+  return out;
+}

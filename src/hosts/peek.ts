@@ -1,0 +1,48 @@
+/**
+ * Cheap reads for discovery: a window of a file's head or tail as complete lines, parsed as JSON
+ * objects where they are. Only regular files are read (files.ts), never more than `len` bytes.
+ */
+import { openRegular } from './files.js';
+
+/** Bytes read at each end of a file for discovery. */
+export const PEEK_BYTES = 16 * 1024;
+
+/** Reads up to `len` bytes at `pos`. @throws when the file cannot be opened or read */
+export async function readAt(file: string, pos: number, len: number): Promise<Buffer> {
+  const { handle } = await openRegular(file);
+  try {
+    const buf = Buffer.alloc(len);
+    const { bytesRead } = await handle.read(buf, 0, len, pos);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Complete lines of a window (a tail window's partial first line and a partial last line dropped). */
+export function windowLines(buf: Buffer, fromStart: boolean, toEnd: boolean): string[] {
+  let text = buf.toString('utf8');
+  if (fromStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split('\n');
+  if (!fromStart) lines.shift();
+  if (!toEnd || !text.endsWith('\n')) lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+/** A line as a JSON object, or undefined. */
+export function objectOf(line: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The head window's complete lines and, for a file longer than the window, the tail window's. */
+export async function peekLines(file: string, size: number, bytes = PEEK_BYTES): Promise<{ head: string[]; tail: string[] }> {
+  const head = windowLines(await readAt(file, 0, Math.min(size, bytes)), true, size <= bytes);
+  if (size <= bytes) return { head, tail: [] };
+  const pos = Math.max(bytes, size - bytes);
+  return { head, tail: windowLines(await readAt(file, pos, size - pos), false, true) };
+}

@@ -1,0 +1,146 @@
+/**
+ * Wire mode for transcript hosts that record (nearly) the whole request (Claude Code 2.1.3xx,
+ * Codex): captured request bodies replace the reconstructed requests they match, and bodies the
+ * transcript has no request for (Claude Code's compaction call, …) become wire-only requests.
+ *
+ * Input: a folder of `NNN-<api>.body.json` (name order = send order) with optional sibling
+ * `NNN-<api>.meta.json` (`responseId`, `status`, `usage`), as the recorders write it.
+ * A body matches a request, in this order:
+ *  1. the meta's `responseId` equals the request's response id;
+ *  2. its whole prefix hashes the same as the reconstruction (same model), the first such request
+ *     in send order not yet matched (a retried request sends the same bytes twice).
+ * The sessions of one ref (a main session and its sub-agents) are matched together, so a
+ * sub-agent's bodies go to the sub-agent; unmatched bodies go to the first (main) session.
+ */
+import { readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { chainOf } from '../core/chain.js';
+import type { Diagnostic, LlmRequest, RequestKind, Session } from '../core/model.js';
+import { parseWireBody, type WireApi, type WireRequest } from '../core/wire.js';
+import { usageFromResponse, wireOnlyRequest } from './capture/index.js';
+import { FILE_LIMITS, readRegularFile } from './files.js';
+import { readMetaObject } from './meta.js';
+
+/** One captured body. */
+export interface CapturedRequest {
+  file: string;
+  /** Number from the file name (send order). */
+  n: number;
+  wire?: WireRequest & { api: WireApi };
+  meta?: Record<string, unknown>;
+  responseId?: string;
+}
+
+const API_IN_NAME = /^(\d+)-(anthropic-messages|openai-responses|openai-completions)\.body\.json$/;
+
+/** Reads the bodies of a folder in name order; unreadable or non-JSON bodies become diagnostics. */
+export async function readBodies(dir: string, diagnostics: Diagnostic[]): Promise<CapturedRequest[]> {
+  const names = (await readdir(dir)).filter((f) => f.endsWith('.body.json')).sort();
+  const out: CapturedRequest[] = [];
+  for (const [i, name] of names.entries()) {
+    const file = join(dir, name);
+    const m = API_IN_NAME.exec(name);
+    const b: CapturedRequest = { file, n: m ? Number(m[1]) : i + 1 };
+    b.meta = await readMetaObject(join(dir, name.replace(/\.body\.json$/, '.meta.json')), diagnostics);
+    if (typeof b.meta?.responseId === 'string' && b.meta.responseId) b.responseId = b.meta.responseId;
+    try {
+      b.wire = parseWireBody(await readRegularFile(file, FILE_LIMITS.body), m ? (m[2] as WireApi) : undefined);
+    } catch (e) {
+      diagnostics.push({ file, line: 1, severity: 'error', message: `request body not used: ${e instanceof Error ? e.message : String(e)}` });
+    }
+    out.push(b);
+  }
+  return out;
+}
+
+/** How a host names what the transcript did not record: kind and note of an unmatched body. */
+export type Unmatched = (b: CapturedRequest) => { kind: RequestKind; note: string; provider: string };
+
+/**
+ * Replaces the requests of `sessions` (one ref) with the captured bodies they match.
+ * @returns new sessions (same order); requests renumbered per session in send order
+ */
+export async function withWire(sessions: Session[], dir: string, unmatched: Unmatched): Promise<Session[]> {
+  const diagnostics: Diagnostic[] = [];
+  let bodies: CapturedRequest[];
+  try {
+    bodies = await readBodies(dir, diagnostics);
+  } catch (e) {
+    const d: Diagnostic = { file: dir, line: 1, severity: 'error', message: `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed` };
+    return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, d] } : s));
+  }
+  const all = sessions.flatMap((s, si) => s.requests.map((r) => ({ si, r })));
+  const bodyOf = new Map<LlmRequest, CapturedRequest>();
+  const taken = new Set<CapturedRequest>();
+  for (const { r } of all) {
+    const b = r.responseId ? bodies.find((x) => !taken.has(x) && x.responseId === r.responseId) : undefined;
+    if (b) {
+      bodyOf.set(r, b);
+      taken.add(b);
+    }
+  }
+  for (const { r } of all) {
+    if (bodyOf.has(r) || !r.tail) continue;
+    const b = bodies.find((x) => !taken.has(x) && x.wire && x.wire.model === r.model && sameChain(x, r));
+    if (b) {
+      bodyOf.set(r, b);
+      taken.add(b);
+    }
+  }
+  if (bodies.length && !bodyOf.size) {
+    diagnostics.push({ file: dir, line: 0, severity: 'error', message: `none of the ${bodies.length} captured bodies matches a request of ${basename(sessions[0]?.path ?? '')}; ignored (reconstructed from the transcript instead)` });
+    return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, ...diagnostics] } : s));
+  }
+  return sessions.map((s, si) => {
+    // Send order: a matched request sorts at its body's number, a request without a body right
+    // after the one before it; unmatched bodies (main session only) at their number.
+    const items: Array<{ key: number; req: LlmRequest }> = [];
+    let last = 0;
+    for (const r of s.requests) {
+      const b = bodyOf.get(r);
+      if (b) last = b.n;
+      items.push({ key: b ? b.n : last + 0.5, req: b ? fromBody(r, b) : { ...r, notes: [...(r.notes ?? []), 'no captured body: reconstructed from the transcript'] } });
+    }
+    if (si === 0) {
+      for (const b of bodies) {
+        if (taken.has(b) || !b.wire) continue;
+        const u = unmatched(b);
+        const status = typeof b.meta?.status === 'number' ? b.meta.status : undefined;
+        const req = wireOnlyRequest(
+          { file: b.file, api: b.wire.api, wire: b.wire },
+          { provider: u.provider, kind: u.kind, timeMs: msOf(b.meta?.receivedAt), usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.wire.api, b.meta?.usage), notes: [`wire: ${basename(b.file)}`, u.note] },
+        );
+        if (b.responseId) req.responseId = b.responseId;
+        if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
+        items.push({ key: b.n, req });
+      }
+    }
+    items.sort((a, b) => a.key - b.key);
+    const requests = items.map((x, i) => ({ ...x.req, index: i + 1 }));
+    return { ...s, requests, diagnostics: si === 0 ? [...s.diagnostics, ...diagnostics] : s.diagnostics };
+  });
+}
+
+function sameChain(b: CapturedRequest, r: LlmRequest): boolean {
+  const t = chainOf(b.wire!.blocks);
+  return t !== null && r.tail !== null && t.sameHash(r.tail);
+}
+
+/** The request built from its body: exact bytes, the transcript's usage, ids, time and notes. */
+function fromBody(r: LlmRequest, b: CapturedRequest): LlmRequest {
+  if (!b.wire) return r;
+  const req: LlmRequest = {
+    ...r,
+    evidence: 'wire',
+    tail: chainOf(b.wire.blocks),
+    params: b.wire.params,
+    notes: [`wire: ${basename(b.file)}`, ...(r.notes ?? []).filter((n) => !/computed, not recorded/.test(n))],
+  };
+  if (b.wire.cacheKey !== undefined) req.cacheKey = b.wire.cacheKey;
+  return req;
+}
+
+function msOf(v: unknown): number | null {
+  const t = typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isFinite(t) ? t : null;
+}
