@@ -16,6 +16,7 @@ import { locatePiSessions, readPiSession } from './pi/index.js';
 import { claudeRef } from './claude-code/discover.js';
 import { readClaudeSession } from './claude-code/index.js';
 import { hostOf, resolveArg } from './registry.js';
+import { dshHome, listDshLogs } from './botharness/index.js';
 
 /** Options for opening sessions. `requestsDir`: captured bodies of the same session (wire mode). */
 export interface OpenOptions {
@@ -42,6 +43,12 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     return out;
   }
   if (arg.startsWith('pi:')) return openPi(arg.slice(3), opts);
+  if (arg.startsWith('botharness:')) {
+    // The registry resolves botharness:<id prefix>; reaching here means nothing matched.
+    const home = dshHome(opts.env ?? process.env, homedir());
+    const n = (await listDshLogs(home)).length;
+    throw new Error(`${arg}: no BotHarness session with that id prefix in ${join(home, 'sessions')} (${n} session log(s) found; DSH_HOME sets the folder)`);
+  }
   let st;
   try {
     st = await stat(arg);

@@ -231,7 +231,8 @@ export function normalizeDsh(read: DshRead, memoryChanges: MemoryChange[] = []):
         head.system = textOfParts(d.data.message?.content ?? d.data.content);
         rebuildHead();
         dirty = true;
-        headerReason = typeof ev.surfaceOp === 'object' && ev.surfaceOp ? 'system/message replace' : 'system/message';
+        // A replace says more than the header logged with it; an append keeps the header's reason.
+        headerReason = typeof ev.surfaceOp === 'object' && ev.surfaceOp ? 'system/message replace' : (headerReason ?? 'system/message');
         break;
       }
       case 'user/message': {

@@ -23,6 +23,8 @@ const ZSTD_MAGIC = 0xfd2fb528;
 /** Skippable frames: magic 0x184D2A50..0x184D2A5F (RFC 8878 §3.1.2). */
 const SKIPPABLE_MASK = 0xfffffff0;
 const SKIPPABLE_MAGIC = 0x184d2a50;
+/** Block_Maximum_Size: no block decodes to more than 128 KiB (RFC 8878 §3.1.1.2.3). */
+const BLOCK_MAX = 128 * 1024;
 /** A frame larger than this (bytes, compressed or decompressed) is not decoded (a write batch is far smaller). */
 export const MAX_FRAME_BYTES = 256 * 1024 * 1024;
 
@@ -37,7 +39,14 @@ export interface LogLine {
 
 /** Where a frame ends, or why it cannot be delimited. */
 type FrameEnd =
-  | { kind: 'frame'; end: number; skippable: boolean; contentSize: number | null }
+  | {
+      kind: 'frame';
+      end: number;
+      skippable: boolean;
+      contentSize: number | null;
+      /** Upper bound of the decoded size from the block headers (bytes): a block decodes to at most 128 KiB. */
+      maxContent: number;
+    }
   | { kind: 'incomplete' }
   | { kind: 'bad'; message: string };
 
@@ -53,7 +62,7 @@ export function frameEnd(buf: Uint8Array, pos: number): FrameEnd {
     if (buf.length - pos < 8) return { kind: 'incomplete' };
     const size = (buf[pos + 4] | (buf[pos + 5] << 8) | (buf[pos + 6] << 16) | (buf[pos + 7] << 24)) >>> 0;
     const end = pos + 8 + size;
-    return end <= buf.length ? { kind: 'frame', end, skippable: true, contentSize: null } : { kind: 'incomplete' };
+    return end <= buf.length ? { kind: 'frame', end, skippable: true, contentSize: null, maxContent: 0 } : { kind: 'incomplete' };
   }
   if (magic !== ZSTD_MAGIC) return { kind: 'bad', message: `no zstd frame magic (found 0x${magic.toString(16).padStart(8, '0')})` };
   let p = pos + 4;
@@ -75,6 +84,7 @@ export function frameEnd(buf: Uint8Array, pos: number): FrameEnd {
     contentSize = fcsBytes === 2 ? v + 256 : v;
   }
   p += fcsBytes;
+  let maxContent = 0;
   for (;;) {
     if (p + 3 > buf.length) return { kind: 'incomplete' };
     const bh = buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16);
@@ -83,13 +93,15 @@ export function frameEnd(buf: Uint8Array, pos: number): FrameEnd {
     const type = (bh >> 1) & 3;
     const size = bh >>> 3;
     if (type === 3) return { kind: 'bad', message: 'zstd block of the reserved type' };
+    // Raw and RLE blocks decode to `size` bytes; a compressed one to at most Block_Maximum_Size.
+    maxContent += type === 2 ? BLOCK_MAX : size;
     p += type === 1 ? 1 : size;
     if (p > buf.length) return { kind: 'incomplete' };
     if (last) break;
   }
   p += checksum ? 4 : 0;
   if (p > buf.length) return { kind: 'incomplete' };
-  return { kind: 'frame', end: p, skippable: false, contentSize };
+  return { kind: 'frame', end: p, skippable: false, contentSize, maxContent };
 }
 
 /** Next offset at or after `from` where a zstd frame magic starts, or -1. */
@@ -162,8 +174,9 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
       pos = f.end;
       if (f.skippable) continue;
       const index = frame++;
-      if (f.contentSize !== null && f.contentSize > MAX_FRAME_BYTES) {
-        diag('error', `zstd frame #${index} at byte ${at} declares ${f.contentSize} bytes (limit ${MAX_FRAME_BYTES}); skipped`);
+      // Bounded before decoding: a small frame of RLE blocks can expand ~32,000-fold.
+      if (f.maxContent > MAX_FRAME_BYTES || (f.contentSize ?? 0) > MAX_FRAME_BYTES) {
+        diag('error', `zstd frame #${index} at byte ${at} decodes to ${f.contentSize ?? `up to ${f.maxContent}`} bytes (limit ${MAX_FRAME_BYTES}); skipped`);
         continue;
       }
       let out: Uint8Array;

@@ -10,8 +10,10 @@ import { readDshLog } from '../../../src/hosts/botharness/read.js';
 import { releaseReaders } from '../../../src/hosts/registry.js';
 import { sessionReport } from '../../../src/report/json.js';
 import { dirname, join } from 'node:path';
-import { writeLog } from './dsh-fixture.js';
-import { buildScenarios, CWD_DIR, LogBuilder, PERSONA_ADA, system, writeRawLog, type Built } from './scenarios.js';
+import { logOfSessionDir } from '../../../src/hosts/botharness/locate.js';
+import { findSessions } from '../../../src/hosts/registry.js';
+import { frame, writeLog } from './dsh-fixture.js';
+import { buildScenarios, CWD_DIR, LogBuilder, PERSONA_ADA, PERSONA_ADA_SOUL2, system, TOOLS, writeRawLog, type Built } from './scenarios.js';
 
 const FRESH = 'test/fixtures/botharness/fresh-round-trip/session.jsonl';
 const MINIMAL = 'test/fixtures/botharness/minimal-preset/session.jsonl';
@@ -66,6 +68,28 @@ describe('DSH session log reader', () => {
     assert.deepEqual(z.events, r.events);
     assert.deepEqual(z.events.map((e) => [e.line, e.ev.type]).slice(0, 5), [[2, 'turn/start'], [3, 'user/message'], [4, 'step/start'], [5, 'request/header'], [6, 'assistant/message']]);
     assert.equal(z.events.length, 11);
+  });
+
+  it('log v3+: the system prompt from system/message events (a replace breaks the head); the v3 log is the one read', async () => {
+    const b = new LogBuilder('bh-v3');
+    const sysMsg = (text: string, surfaceOp: unknown) =>
+      b.ev('system/message', { role: 'system', content: [{ type: 'text', text }], source: { kind: 'plugin', plugin: '@deepseek-ai/dsh-system-prompt' } }, { surfaceOp });
+    b.ev('request/header', { header: { config: { provider: 'deepseek-official', model: 'deepseek-v4-flash' }, tools: TOOLS }, reason: 'initial' });
+    sysMsg(system('ada', PERSONA_ADA), 'append');
+    b.user('One.').call('1.', 0).flush();
+    b.user('Two.').call('2.').flush();
+    sysMsg(system('ada', PERSONA_ADA_SOUL2), { op: 'replace', start: 0, end: 1 });
+    b.user('Three.').call('3.', 1024).flush();
+    const v3 = writeLog(built.main, CWD_DIR, 'bh-v3', Buffer.concat([frame([{ ...b.header(), version: 3 }]), ...b.batches.map(frame)]), 'session.v3.jsonl.zstd');
+    writeLog(built.main, CWD_DIR, 'bh-v3', b.bytes()); // an older generation's file beside it
+    assert.equal(await logOfSessionDir(dirname(v3)), v3);
+    const refs = await findSessions(dirname(v3));
+    assert.deepEqual(refs.map((x) => [x.host, x.path]), [['botharness', v3]]);
+    const s = await readBotHarnessSession(v3);
+    const r = sessionReport(analyzeSession(s));
+    assert.deepEqual(r.requests.map((q) => q.verdict), ['cold', 'hit', 'break']);
+    assert.deepEqual([r.requests[2].break!.segment, r.requests[2].break!.byteOffset], ['system', 573]);
+    assert.deepEqual(s.persona!.requests.map((q) => q.headerReason), ['initial', null, 'system/message replace']);
   });
 
   it('an unknown event type: an info diagnostic at its line and a count, the rest read', async () => {

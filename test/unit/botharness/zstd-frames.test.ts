@@ -92,6 +92,23 @@ describe('DSH zstd log frames', () => {
     assert.match(r.diags[0].message, new RegExp(`^corrupt zstd frame #1 at byte ${frames[0].length} \\(${bad.length} bytes\\): .+; its lines are not read`));
   });
 
+  it('a frame that would decode past the limit (RLE blocks) is skipped before decoding', async () => {
+    const file = join(dir, 'bomb.zstd');
+    const blocks = 2100; // × 128 KiB = 275,251,200 bytes > 256 MiB, from 8 KiB of frame
+    const parts = [Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x58])]; // no content size; window 128 KiB
+    for (let i = 0; i < blocks; i++) {
+      const h = ((128 * 1024) << 3) | (1 << 1) | (i === blocks - 1 ? 1 : 0); // RLE block
+      parts.push(Buffer.from([h & 0xff, (h >> 8) & 0xff, (h >> 16) & 0xff, 0x41]));
+    }
+    const bomb = Buffer.concat(parts);
+    writeFileSync(file, Buffer.concat([frames[0], bomb, frames[2]]));
+    const r = await lines(file);
+    assert.deepEqual(r.lines.map((l) => l[1]), ['{"a":0}', '{"c":3}']);
+    assert.deepEqual(r.diags.map((d) => [d.line, d.severity, d.message]), [
+      [2, 'error', `zstd frame #1 at byte ${frames[0].length} decodes to up to 275251200 bytes (limit 268435456); skipped`],
+    ]);
+  });
+
   it('skippable frames (RFC 8878 §3.1.2) are passed over silently', async () => {
     const file = join(dir, 'skip.zstd');
     const skip = Buffer.concat([Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0]), Buffer.from('abc')]);
