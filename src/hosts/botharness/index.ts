@@ -34,7 +34,8 @@ export interface ReadBotHarnessOptions {
  * - requests: one per model call (see normalize.ts), in log order;
  * - diagnostics: zstd frame problems, malformed lines, schema mismatches, unknown event types,
  *   database problems (an older generation without the snapshot columns), usage roll-up mismatches;
- * - persona: the snapshot and per-request system prompts (judged in core/persona.ts).
+ * - persona (BotHarness-owned Sessions only: a `session_ownership` row): the snapshot and the
+ *   per-request system prompts, judged in core/persona.ts.
  * Never throws for bad content.
  */
 export async function readBotHarnessSession(file: string, opts: ReadBotHarnessOptions = {}): Promise<Session> {
@@ -57,13 +58,17 @@ export async function readBotHarnessSession(file: string, opts: ReadBotHarnessOp
     ignored: read.ignored,
     events: norm.events,
     turnLines: norm.turnLines,
-    persona: {
-      snapshot: row ? { body: row.body, takenAt: row.takenAt, botSlug: row.botSlug, provenance: row.provenance } : null,
-      snapshotColumns: db ? db.snapshotColumns : true,
+  };
+  // A persona only exists for a Session BotHarness owns (a row in session_ownership); a plain DSH
+  // Session has none.
+  if (db && row) {
+    session.persona = {
+      snapshot: { body: row.body, takenAt: row.takenAt, botSlug: row.botSlug, provenance: row.provenance },
+      snapshotColumns: db.snapshotColumns,
       requests: norm.persona,
       memoryChanges,
-    },
-  };
+    };
+  }
   if (norm.title) session.title = norm.title;
   if (read.header?.cwd) session.cwd = read.header.cwd;
   if (row?.parentSessionId) session.parentId = row.parentSessionId;

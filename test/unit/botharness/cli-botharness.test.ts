@@ -64,6 +64,17 @@ describe('prefix-lens CLI on BotHarness (DSH) sessions', () => {
     assert.equal(all.filter((x) => x.host === 'botharness').length, 8);
   });
 
+  it('the bundled example home (npm run fixtures:botharness) is what the scenarios build today', async () => {
+    const view = async (path: string) => {
+      const { code, out } = await run(['analyze', path, '--json', '--no-cache']);
+      assert.equal(code, 0);
+      return (JSON.parse(out) as Report).sessions.map((s) => ({ id: s.id, persona: s.persona, verdicts: s.requests.map((r) => [r.verdict, r.prefixHash, r.causes]) }));
+    };
+    const bundled = await view('examples/botharness');
+    assert.equal(bundled.length, 8);
+    assert.deepEqual(bundled, await view(built.main));
+  });
+
   it('an older database: the diagnostic is printed, the session still analyzed (exit 0)', async () => {
     const { code, out } = await run(['analyze', built.old, '--no-cache']);
     assert.equal(code, 0);

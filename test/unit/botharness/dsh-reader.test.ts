@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { readBotHarnessSession } from '../../../src/hosts/botharness/index.js';
+import { normalizeDsh } from '../../../src/hosts/botharness/normalize.js';
 import { readDshLog } from '../../../src/hosts/botharness/read.js';
 import { releaseReaders } from '../../../src/hosts/registry.js';
 import { sessionReport } from '../../../src/report/json.js';
@@ -89,7 +90,8 @@ describe('DSH session log reader', () => {
     const r = sessionReport(analyzeSession(s));
     assert.deepEqual(r.requests.map((q) => q.verdict), ['cold', 'hit', 'break']);
     assert.deepEqual([r.requests[2].break!.segment, r.requests[2].break!.byteOffset], ['system', 573]);
-    assert.deepEqual(s.persona!.requests.map((q) => q.headerReason), ['initial', null, 'system/message replace']);
+    assert.equal(s.persona, undefined); // no ownership row: a plain DSH Session has no persona
+    assert.deepEqual(normalizeDsh(await readDshLog(v3)).persona.map((q) => q.headerReason), ['initial', null, 'system/message replace']);
   });
 
   it('an unknown event type: an info diagnostic at its line and a count, the rest read', async () => {
