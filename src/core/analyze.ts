@@ -63,6 +63,8 @@ export interface RequestAnalysis {
   costUSD: number | null;
   /** The prefix is byte-identical to the previous request of the lineage (e.g. a retry). */
   sameAsPrevious: boolean;
+  /** What the judge noticed beyond the verdict and causes, in words (e.g. the matched entry had also expired). */
+  notes: string[];
 }
 
 /** A session with every request judged. */
@@ -102,6 +104,8 @@ interface Entry {
   ttlMs: number;
   /** Explicit breakpoints: key in `Lineage.written` of the deepest entry this request wrote. */
   written?: string;
+  /** Depth (blocks) of that entry's breakpoint in this request's chain. */
+  writtenDepth?: number;
 }
 
 interface Lineage {
@@ -149,24 +153,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     const previous = lin.recent[lin.recent.length - 1];
     if (previous) a.sameAsPrevious = previous.tail.sameHash(req.tail);
 
-    // The candidate entry that shares the longest prefix; ties go to the newest. Only requests
-    // that wrote an entry (at least the minimum) are candidates: a change against a request too
-    // short to be cached breaks nothing. A request itself below the minimum is still compared
-    // with the nearest request, to show what changed.
     const depths = lin.recent.map((e) => commonDepth(e.tail, req.tail!));
-    const pick = (cacheableOnly: boolean): Entry | null => {
-      let found: Entry | null = null;
-      let foundDepth = -1;
-      for (let i = lin!.recent.length - 1; i >= 0; i--) {
-        if (depths[i] > foundDepth && (!cacheableOnly || cacheable(lin!, lin!.recent[i], tokensAt))) {
-          found = lin!.recent[i];
-          foundDepth = depths[i];
-        }
-      }
-      return found;
-    };
-    let best = pick(true);
-    if (!best && (a.promptTokens ?? 0) < lin.minimum) best = pick(false);
     // Explicit breakpoints: an entry is alive while what it wrote at its deepest breakpoint is (a
     // later request that read only the head did not refresh it); else by its last use.
     const alive = (e: Entry) => {
@@ -175,8 +162,39 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       if (w) return w.expires === null || w.expires >= now;
       return e.lastUse === null || now - e.lastUse <= e.ttlMs;
     };
+    // An entry can be read once the response of the request that wrote it has started
+    // (reference/providers.md §1.2: parallel requests all write). A request sent while an earlier
+    // one was in flight (tool fan-out, sub-agents) cannot read that one's entry.
+    const inFlight = (e: Entry) => flight(e.req, now) !== 'done';
+    // The candidate entry that shares the longest prefix; ties go to the newest. Only requests
+    // that wrote an entry (at least the minimum) are candidates: a change against a request too
+    // short to be cached breaks nothing. A request of another kind that shares no block (a
+    // summary request with its own system prompt) was never meant to read that entry.
+    const pick = (ok: (e: Entry) => boolean): Entry | null => {
+      let found: Entry | null = null;
+      let foundDepth = -1;
+      for (let i = lin!.recent.length - 1; i >= 0; i--) {
+        const e = lin!.recent[i];
+        if (depths[i] > foundDepth && !inFlight(e) && (depths[i] > 0 || e.req.kind === req.kind) && ok(e)) {
+          found = e;
+          foundDepth = depths[i];
+        }
+      }
+      return found;
+    };
+    const isCacheable = (e: Entry) => cacheable(lin!, e, tokensAt);
+    const depthOf = (e: Entry) => depths[lin.recent.indexOf(e)];
+    // Live entries first: a real break against the previous request is not hidden behind an
+    // expired entry that matches longer. An expired entry is the comparison only when this
+    // request's prefix is unchanged against it (a continuation or a revert past its lifetime)
+    // and it matches deeper than any live one, or when no entry is alive at all.
+    let best = pick((e) => isCacheable(e) && alive(e));
+    const longest = pick(isCacheable);
+    if (longest && longest !== best && (!best || (depthOf(longest) > depthOf(best) && diverge(longest.tail, req.tail, lin.family.renderOrder) === null))) best = longest;
+    // A request itself below the minimum is still compared with the nearest request, to show what changed.
+    if (!best && (a.promptTokens ?? 0) < lin.minimum) best = pick(() => true);
     const reads: string[] = [];
-    a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, alive, reads);
+    a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, (e) => alive(e) && !inFlight(e), reads);
 
     if (req.error) {
       a.verdict = 'unknown';
@@ -217,8 +235,12 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
         a.break = null;
       }
       if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
-      else if (!alive(best)) a.verdict = 'ttl-expired';
-      else if (a.break) a.verdict = 'break';
+      else if (!alive(best) && !a.break) a.verdict = 'ttl-expired';
+      else if (a.break) {
+        a.verdict = 'break';
+        // No live entry: the change is real, but the expired entry could not have been read anyway.
+        if (!alive(best)) a.notes.push(`the entry of #${best.req.index} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
+      }
       else if (collapsed && req.tail.at(1)?.block.segment === 'head') {
         a.verdict = 'break';
         a.break = headBreak();
@@ -228,22 +250,41 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
         // What the entry would have let this request read, bounded by what was observed: the
         // entry's own prompt, and what this request paid for outside the cache.
-        const full = entryFull(lin, best, tokensAt);
+        const full = a.verdict === 'break' && !alive(best) ? 0 : entryFull(lin, best, tokensAt);
         const read = a.observedRead ?? a.expectedRead ?? 0;
-        a.lostTokens = Math.max(0, full - read);
-        if (req.usage) a.lostTokens = Math.min(a.lostTokens, req.usage.uncached + req.usage.cacheWrite);
-        const prices = pricesFor(req, lin.family, rules);
-        let rebill = prices ? (lin.family.breakpoints.explicit ? prices.cacheWrite : prices.input) : 0;
-        // The bundled table prices writes at the 5 min rate; the re-billed tokens are written at
-        // this request's deepest breakpoint, at the 1 h rate (2×, not 1.25×) when it is `ttl: "1h"`.
-        // (A host's own prices already are what it was billed.)
-        if (prices && !req.prices && lin.family.breakpoints.explicit && (req.tail.lastMarked?.block.breakpoint?.ttlSeconds ?? 0) >= lin.family.ttlSeconds.extended) {
-          rebill = prices.input * lin.family.multipliers.write1h;
+        a.lostTokens = bounded(req, full - read);
+        a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
+      } else if (a.verdict === 'hit') {
+        // A partial read: what the cache held alive for this prefix and the provider did not read.
+        const unreachable = lin.family.breakpoints.explicit ? unreachableEntry(lin, req.tail, depths, alive, a.expectedRead ?? 0) : null;
+        const could = Math.max(a.expectedRead ?? 0, unreachable?.tokens ?? 0);
+        const read = a.observedRead ?? a.expectedRead ?? 0;
+        if (could - read > partialTolerance(lin.family, could)) {
+          a.lostTokens = bounded(req, could - read);
+          a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
+          if (unreachable && unreachable.tokens > read) a.causes.push(unreachable.cause);
         }
-        a.costUSD = prices ? (a.lostTokens * Math.max(0, rebill - prices.cacheRead)) / 1e6 : null;
       }
     }
-    if (a.verdict !== 'break' && a.verdict !== 'ttl-expired' && a.verdict !== 'unexplained-miss') a.costUSD = a.costUSD ?? (pricesFor(req, family, rules) ? 0 : null);
+    // Parallel requests: an entry that shares more of this prefix, written by a request whose
+    // response had not started when this one was sent, could not be read.
+    const flying = req.error ? null : inFlightEntry(lin, req.tail, depths, now, alive, best ? depthOf(best) : 0);
+    if (flying) {
+      const certain = flight(flying.req, now) === 'in-flight';
+      a.causes.push({
+        kind: 'parallel-request',
+        detail: `sent while #${flying.req.index} was ${certain ? 'waiting for its response' : 'in flight'}: an entry can be read only once its response has started, so parallel requests each write their own`,
+        certainty: certain ? 'certain' : 'likely',
+      });
+      const d = depths[lin.recent.indexOf(flying)];
+      const could = d >= flying.tail.depth ? entryFull(lin, flying, tokensAt) : tokensAt(req.tail.at(d));
+      const extra = bounded(req, could - (a.observedRead ?? a.expectedRead ?? 0)) - a.lostTokens;
+      if (extra > 0) {
+        a.lostTokens += extra;
+        a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
+      }
+    }
+    if (a.costUSD === null) a.costUSD = pricesFor(req, family, rules) ? 0 : null;
 
     if (!req.error) {
       // What this request reads of an earlier entry is a prefix of its own entry, recorded now:
@@ -256,6 +297,111 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
   return { session, requests: out, tokenModel, totals: totals(out) };
 }
 
+/** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written). */
+function bounded(req: LlmRequest, tokens: number): number {
+  const t = Math.max(0, tokens);
+  return req.usage ? Math.min(t, req.usage.uncached + req.usage.cacheWrite) : t;
+}
+
+/**
+ * Extra cost (USD) of re-billing `lost` tokens that could have been read: written again (explicit
+ * breakpoints) or billed as input (implicit caching) instead of read; null when prices are unknown.
+ */
+function rebillCost(req: LlmRequest, family: ProviderFamily, rules: ProviderRules, lost: number): number | null {
+  const prices = pricesFor(req, family, rules);
+  if (!prices) return null;
+  let rebill = family.breakpoints.explicit ? prices.cacheWrite : prices.input;
+  // The bundled table prices writes at the 5 min rate; the re-billed tokens are written at this
+  // request's deepest breakpoint, at the 1 h rate (2×, not 1.25×) when it is `ttl: "1h"`. (A
+  // host's own prices already are what it was billed.)
+  if (!req.prices && family.breakpoints.explicit && (req.tail?.lastMarked?.block.breakpoint?.ttlSeconds ?? 0) >= family.ttlSeconds.extended) {
+    rebill = prices.input * family.multipliers.write1h;
+  }
+  return (lost * Math.max(0, rebill - prices.cacheRead)) / 1e6;
+}
+
+/**
+ * How far a read may fall short of what could be read before it counts as partial (tokens): the
+ * family's step (OpenAI reads in 128-token steps) or 2 % of the read (the estimate's error).
+ */
+function partialTolerance(family: ProviderFamily, could: number): number {
+  return Math.max(family.stepTokens, 0.02 * could);
+}
+
+/**
+ * Explicit breakpoints: the largest live entry written at a prefix of this request that none of
+ * its breakpoints reaches, with the reason: every breakpoint at or after it lies 20 or more blocks
+ * past it (the lookback, reference/providers.md §1.2), or no breakpoint is at or after it (the
+ * breakpoints moved before the block where it was written). Null when every live entry that is a
+ * prefix of the request is reachable, or holds no more than `reachable` tokens.
+ */
+function unreachableEntry(
+  lin: Lineage,
+  tail: BlockNode,
+  depths: number[],
+  alive: (e: Entry) => boolean,
+  reachable: number,
+): { tokens: number; cause: Cause } | null {
+  let found: { tokens: number; depth: number; e: Entry } | null = null;
+  lin.recent.forEach((e, i) => {
+    const w = e.written !== undefined ? lin.written.get(e.written) : undefined;
+    if (!w || e.writtenDepth === undefined || depths[i] < e.writtenDepth || !alive(e)) return;
+    if (w.tokens > reachable && (!found || w.tokens > found.tokens)) found = { tokens: w.tokens, depth: e.writtenDepth, e };
+  });
+  if (!found) return null;
+  const { tokens, depth, e } = found as { tokens: number; depth: number; e: Entry };
+  const lookback = lin.family.breakpoints.lookbackBlocks;
+  const marks = markedNodes(tail).slice(0, lin.family.breakpoints.max).map((m) => m.depth);
+  const after = marks.filter((d) => d >= depth);
+  const where = (d: number) => tail.at(d)!.block.path;
+  if (after.length && after.every((d) => d - depth >= lookback)) {
+    const b = Math.min(...after);
+    return {
+      tokens,
+      cause: {
+        kind: 'lookback-exceeded',
+        detail: `the breakpoint at ${where(b)} is ${b - depth} blocks past the entry #${e.req.index} wrote at ${where(depth)} (~${tokens} tokens); the provider looks back ${lookback} blocks`,
+        certainty: 'certain',
+      },
+    };
+  }
+  if (!after.length) {
+    return {
+      tokens,
+      cause: {
+        kind: 'breakpoint-moved',
+        detail: `no breakpoint at or after ${where(depth)}, where #${e.req.index} wrote its entry (~${tokens} tokens)${marks.length ? `: the deepest is at ${where(Math.max(...marks))}` : ': the request has none'}`,
+        certainty: 'certain',
+      },
+    };
+  }
+  return null;
+}
+
+/**
+ * The entry of a request still in flight when this one was sent (its response had not started,
+ * or, with only its end time known, had not ended) that shares more of this prefix than the
+ * entry compared with (`comparedDepth` blocks), alive and cacheable; the deepest such.
+ */
+function inFlightEntry(
+  lin: Lineage,
+  tail: BlockNode,
+  depths: number[],
+  now: number | null,
+  alive: (e: Entry) => boolean,
+  comparedDepth: number,
+): Entry | null {
+  let found: Entry | null = null;
+  let foundDepth = comparedDepth;
+  lin.recent.forEach((e, i) => {
+    if (depths[i] > foundDepth && flight(e.req, now) !== 'done' && alive(e) && !e.req.error && tail.depth > 0) {
+      found = e;
+      foundDepth = depths[i];
+    }
+  });
+  return found;
+}
+
 /** Send time of a request (ms), null when unknown or not a number (an unparsable timestamp is NaN). */
 function timeOf(req: LlmRequest): number | null {
   return req.timeMs !== null && Number.isFinite(req.timeMs) ? req.timeMs : null;
@@ -266,9 +412,27 @@ function promptOf(u: Usage): number {
   return u.uncached + u.cacheRead + u.cacheWrite;
 }
 
-/** Lineage key: kind, provider, model and provider cache key. */
+/**
+ * Lineage key: what the provider keys its cache on (provider, model, cache key), not why the host
+ * sent the request: a compaction or summary request that resends the agent's prefix under the
+ * same key reads the agent's entry.
+ */
 export function lineageKey(req: LlmRequest): string {
-  return [req.kind, req.provider, req.model, req.cacheKey ?? ''].join('|');
+  return [req.provider, req.model, req.cacheKey ?? ''].join('|');
+}
+
+/**
+ * Whether the response of `req` had started by `now` (ms): `done` when it had (or when the times
+ * needed are unknown: requests are then taken as sequential), `in-flight` when `now` is before
+ * its response started (`responseStartMs`), `maybe` when `now` is before its response ended
+ * (`responseEndMs`) and the start is unknown.
+ */
+function flight(req: LlmRequest, now: number | null): 'done' | 'in-flight' | 'maybe' {
+  const sent = timeOf(req);
+  if (now === null || sent === null || now < sent) return 'done';
+  if (req.responseStartMs !== undefined && Number.isFinite(req.responseStartMs)) return now < req.responseStartMs ? 'in-flight' : 'done';
+  if (req.responseEndMs !== undefined && Number.isFinite(req.responseEndMs) && now < req.responseEndMs) return 'maybe';
+  return 'done';
 }
 
 function blank(request: LlmRequest, lineage: string, family: string): RequestAnalysis {
@@ -292,6 +456,7 @@ function blank(request: LlmRequest, lineage: string, family: string): RequestAna
     lostTokens: 0,
     costUSD: null,
     sameAsPrevious: false,
+    notes: [],
   };
 }
 
@@ -476,7 +641,10 @@ function record(
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
       lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
-      entry.written ??= m.hashHex;
+      if (entry.written === undefined) {
+        entry.written = m.hashHex;
+        entry.writtenDepth = m.depth;
+      }
     }
   }
 }

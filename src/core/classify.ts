@@ -19,7 +19,13 @@ export type CauseKind =
   | 'params-changed'
   | 'model-switch'
   | 'phux-context-in-head'
-  | 'persona-drift';
+  | 'persona-drift'
+  /** Sent while a request that wrote a longer entry was in flight: its entry was not readable yet. */
+  | 'parallel-request'
+  /** A live entry lies 20 or more blocks before every breakpoint that could reach it (Anthropic lookback). */
+  | 'lookback-exceeded'
+  /** A live entry lies after every breakpoint of the request: the breakpoints moved before the block where it was written. */
+  | 'breakpoint-moved';
 
 /**
  * One cause of a break. `certainty` is `likely` when the evidence is indirect (e.g. an opaque

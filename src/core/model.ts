@@ -2,8 +2,8 @@
  * The normalized model every host reader produces and the core analyzes.
  *
  * Shape: Session → requests (send order) → a prefix chain of blocks in the provider's render
- * order (tools, system, messages). Lineages are derived by the core from provider, model,
- * cache key and kind. Terms follow DESIGN.md "Terms".
+ * order (tools, system, messages). Lineages are derived by the core from provider, model and
+ * cache key. Terms follow DESIGN.md "Terms".
  */
 import type { BlockNode } from './chain.js';
 import type { PersonaEvidence } from './persona.js';
@@ -129,6 +129,13 @@ export interface LlmRequest {
   kind: RequestKind;
   /** Time the request was sent, ms since epoch, or null when unknown. */
   timeMs: number | null;
+  /**
+   * Time the response started (first byte, ms since epoch), when the capture recorded it: the
+   * request's cache entry can be read from then on (reference/providers.md §1.2).
+   */
+  responseStartMs?: number;
+  /** Time the response ended (ms since epoch), when the transcript records it (Pi entry time, OpenCode `time.completed`). */
+  responseEndMs?: number;
   evidence: Evidence;
   usage: Usage | null;
   /** Last node of the prefix chain (render order), or null when nothing is known. */

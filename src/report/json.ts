@@ -199,7 +199,7 @@ function baseReport(a: SessionAnalysis): SessionReport {
         lostTokens: r.lostTokens,
         sameAsPrevious: r.sameAsPrevious,
         error: q.error ?? null,
-        notes: q.notes ?? [],
+        notes: [...(q.notes ?? []), ...r.notes],
         reason: '',
         sources: {
           promptTokens: q.usage ? 'reported' : r.promptTokens !== null ? 'estimated' : null,

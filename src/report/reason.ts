@@ -47,10 +47,17 @@ export function verdictReason(r: RequestReport): string {
   const cause = r.causes[0];
   switch (r.verdict) {
     case 'cold':
+      if (cause?.kind === 'parallel-request') return `No entry of this lineage was readable yet (${cause.detail}): the prompt is written to the cache again.`;
       return `First ${r.kind === 'agent' ? '' : `${r.kind} `}request of its lineage (${r.provider}/${r.model}) in this session: there is no earlier entry here to read, so the prompt is written to the cache.`;
     case 'hit': {
       const read = r.observedRead !== null ? `read ${n(r.observedRead)} of ${n(r.promptTokens ?? 0)} prompt tokens` : `can read ~${n(r.expectedRead ?? 0)} tokens`;
       const same = r.sameAsPrevious ? ' (the prefix is byte-identical: a retry or re-send)' : '';
+      if (r.lostTokens > 0) {
+        // A partial read: what was not read, and why when the judge knows.
+        const why = cause ? ` (${cause.kind}: ${cause.detail})` : '';
+        const cost = r.costUSD !== null ? `, +$${r.costUSD.toFixed(5)}` : '';
+        return `The prefix continues${vs}'s${same}: it ${read} from the cache, ~${n(r.lostTokens)} fewer than the cache held for it${why}${cost}.`;
+      }
       const likely = cause ? `; ${cause.kind} is possible but ${cause.certainty === 'likely' ? 'not confirmed by the read' : 'did not stop the read'}` : '';
       return `The prefix continues${vs}'s within its entry's lifetime${same}: it ${read} from the cache${likely}.`;
     }

@@ -1,7 +1,8 @@
 /**
  * Captured request bodies as a session of their own (wire evidence, no transcript):
  * a folder of `*.body.json` files, name order = send order, with optional sibling `.meta.json`
- * (the recorder's: `receivedAt`, `responseUsage`, `status`).
+ * (the recorder's: `receivedAt`, `responseUsage`, `status`; a capture proxy may add
+ * `responseStartedAt` / `responseEndedAt`, ISO times of the response's first and last byte).
  */
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -15,6 +16,10 @@ import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '..
 /** The parts of a recorder `.meta.json` we use; everything else is ignored. */
 const MetaSchema = z.looseObject({
   receivedAt: z.string().optional(),
+  /** When the response's first byte was sent (its cache entry is readable from then on). */
+  responseStartedAt: z.string().optional(),
+  /** When the response ended. */
+  responseEndedAt: z.string().optional(),
   status: z.number().optional(),
   /** The provider's raw `usage` as returned: `usage` (this project's recorders) or `responseUsage` (older captures). */
   usage: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -172,6 +177,10 @@ export async function readCaptureSession(dir: string): Promise<Session> {
         },
       );
       req.index = requests.length + 1;
+      const started = msOf(body.meta?.responseStartedAt);
+      const ended = msOf(body.meta?.responseEndedAt);
+      if (started !== null) req.responseStartMs = started;
+      if (ended !== null) req.responseEndMs = ended;
       const status = body.meta?.status;
       if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
       requests.push(req);
