@@ -443,6 +443,7 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
         notes,
       };
       if (info.error) request.error = errorText(info);
+      if (Number.isFinite(info.time.completed) && info.time.completed! >= info.time.created) request.responseEndMs = info.time.completed;
       recon.push({ request, message: m, messages: items });
     }
   });

@@ -771,6 +771,9 @@ export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Re
       notes,
     };
     if (m.responseId) req.responseId = m.responseId;
+    // Pi appends the assistant entry when the message ends: the response's end.
+    const ended = isoMs(rec.timestamp);
+    if (ended !== null && Number.isFinite(ended) && req.timeMs !== null && ended >= req.timeMs) req.responseEndMs = ended;
     if (m.api === 'openai-responses' && read.header) req.cacheKey = read.header.id;
     if (prices) req.prices = prices;
     if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';

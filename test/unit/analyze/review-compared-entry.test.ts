@@ -76,6 +76,17 @@ describe('review: the entry a request is compared with', () => {
     assert.ok(r.lostTokens > 2000 && r.lostTokens <= 2450, String(r.lostTokens));
   });
 
+  it('with only the end of the first response known (Pi, OpenCode record it), the same fan-out is a likely parallel request', async () => {
+    const task = (b: any) => (b.messages[12].content[0].text = 'Please read hello.txt now.');
+    const dir = captureDir(PI_MAIN, [
+      ['006-anthropic-messages', undefined, at(0, { responseEndedAt: iso(4000) })],
+      ['006-anthropic-messages', task, at(500, { usage: { input_tokens: 0, cache_creation_input_tokens: 2450, cache_read_input_tokens: 0, output_tokens: 9 } })],
+    ]);
+    const r = analyzeSession(await readCaptureSession(dir)).requests[1];
+    assert.deepEqual([r.verdict, r.causes.map((c) => [c.kind, c.certainty])], ['cold', [['parallel-request', 'likely']]]);
+    assert.match(r.causes[0].detail, /^sent while #1 was in flight/);
+  });
+
   it('sent after the first response started, the same request reads it: a break at the changed message', async () => {
     const task = (b: any) => (b.messages[12].content[0].text = 'Please read hello.txt now.');
     const dir = captureDir(PI_MAIN, [
