@@ -40,8 +40,15 @@ export const ToolCallSchema = z.looseObject({
   thoughtSignature: z.string().optional(),
 });
 
-/** A content block of a type this reader does not know: kept, passed through as Pi would. */
-export const OtherContentSchema = z.looseObject({ type: z.string() });
+/** Block types with a shape of their own above. */
+const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'thinking', 'toolCall']);
+
+/**
+ * A content block of a type this reader does not know: kept, passed through as Pi would. A known
+ * type whose fields do not fit its shape is not "other" (the union would otherwise hand the
+ * normalizer a `text` block whose `textSignature` is an array): the message then fails the schema.
+ */
+export const OtherContentSchema = z.looseObject({ type: z.string().refine((t) => !KNOWN_BLOCK_TYPES.has(t), 'a known block type with fields that do not fit it') });
 
 /** Any content block; the known shapes first, then the tolerant fallback. */
 export const ContentBlockSchema = z.union([
