@@ -1,7 +1,7 @@
 // Builds the VSIX the way a clean clone would and reads it back; shared by the package-contents
 // test (test/unit/package/) and the install test (scripts/vscode/, installed mode).
 //   node scripts/vsix/vsix.mjs [out.vsix]   builds and prints the entries with their sizes
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ import yauzl from 'yauzl';
  * worktree's own dist/ (the development build the other suites use) is left alone.
  * @param {string} repo the project root (a git checkout)
  * @param {string} outFile absolute path of the .vsix to write
- * @returns {{log: string, dist: string[]}} npm's and vsce's output (vsce prints the file tree and
+ * @returns {{log: string, dist: string[]}} npm's and vsce's output, stdout then stderr (vsce prints the file tree and
  *   warnings), and the files the production build wrote to dist/ (what could be loaded at run time)
  * @throws {Error} with that output when packaging fails
  */
@@ -30,12 +30,10 @@ export function packageVsix(repo, outFile) {
       copyFileSync(src, join(stage, f));
     }
     symlinkSync(join(repo, 'node_modules'), join(stage, 'node_modules'), 'dir');
-    try {
-      const log = execFileSync('npm', ['run', '--silent', 'package', '--', '--out', outFile], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      return { log, dist: readdirSync(join(stage, 'dist')).sort() };
-    } catch (e) {
-      throw new Error(`npm run package failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
-    }
+    const r = spawnSync('npm', ['run', '--silent', 'package', '--', '--out', outFile], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const log = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+    if (r.status !== 0) throw new Error(`npm run package failed (${r.error?.message ?? `exit ${r.status}`}):\n${log}`);
+    return { log, dist: readdirSync(join(stage, 'dist')).sort() };
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }

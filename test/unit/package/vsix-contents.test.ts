@@ -59,6 +59,11 @@ describe('VSIX package (npm run package)', function () {
     assert.deepEqual(unexpected, []);
   });
 
+  it('packages without a vsce warning (license, repository, readme, activation)', () => {
+    assert.deepEqual(built.log.split('\n').filter((l) => /WARNING/i.test(l)), []);
+    assert.match(built.log, /DONE\s+Packaged:/);
+  });
+
   it('stays within the size budget', () => {
     assert.ok(statSync(file).size <= VSIX_BUDGET_BYTES, `${statSync(file).size} bytes > budget ${VSIX_BUDGET_BYTES}`);
   });
