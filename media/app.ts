@@ -231,7 +231,7 @@ export class App {
         stat('Uncached', tokens(t.uncached), 'prompt tokens neither read nor written (reported)'),
         stat('Re-billed', `~${tokens(t.lostTokens)}`, 'cached tokens the breaks made the provider bill again (estimated)'),
         stat('Break cost', usd(t.costUSD)),
-        stat('Evidence', evidenceWords(s.evidence)),
+        stat('Evidence', evidenceWords(s.evidence, s.requests.some((r) => r.segments.head !== null))),
         stat('Models', s.models.join(', ') || '—'),
       ),
       diagBlock,

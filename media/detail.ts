@@ -25,10 +25,13 @@ function source(s: string | null): string {
   return s ? SOURCE_WORDS[s] ?? s : 'unknown';
 }
 
-/** Evidence in words. */
-export function evidenceWords(e: string | null): string {
+/**
+ * Evidence in words. `opaqueHead`: the head (system prompt + tools) is one opaque block; false when
+ * the host recorded them (BotHarness/DSH `request/header`), so only the messages are reconstructed.
+ */
+export function evidenceWords(e: string | null, opaqueHead = true): string {
   if (e === 'wire') return 'wire: the exact request bytes';
-  if (e === 'reconstructed') return 'reconstructed from the transcript (head opaque)';
+  if (e === 'reconstructed') return opaqueHead ? 'reconstructed from the transcript (head opaque)' : 'reconstructed messages; system prompt and tools as the host recorded them';
   if (e === 'mixed') return 'mixed: some requests wire, some reconstructed';
   return 'none';
 }
@@ -82,7 +85,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       { class: 'pl-facts' },
       ...row('Time', time(r.time)),
       ...row('Model', `${r.provider}/${r.model}`, h('span', { class: 'pl-muted' }, ` · ${r.api}`)),
-      ...row('Evidence', evidenceWords(r.evidence)),
+      ...row('Evidence', evidenceWords(r.evidence, r.segments.head !== null)),
       ...row('Prefix hash', h('code', null, r.prefixHash ?? '—'), r.sameAsPrevious ? ' (same as the previous request)' : ''),
       ...row(
         'Compared with',
@@ -180,6 +183,13 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       h('h3', null, 'Persona snapshot'),
       h('ul', { class: 'pl-list' }, ...persona.map((e) => h('li', e.kind === 'drift' || e.kind === 'memory-head' ? { class: 'pl-bad' } : null, `${e.kind}`, e.hash ? ` ${e.hash}` : '', e.detail ? `: ${e.detail}` : '', ` · line ${e.line}`))),
     );
+    // The persona section's changed bytes (drift, refresh, re-own), as the break's are shown.
+    for (const e of persona) {
+      if (e.before === undefined || e.after === undefined) continue;
+      const at = e.excerptAt ?? 0;
+      const where = e.offset !== undefined ? ` (system prompt byte ${e.offset})` : '';
+      parts.push(excerpt(`Persona section before${where}`, e.before, at), excerpt('Persona section after', e.after, at));
+    }
   }
 
   if (r.error) parts.push(h('h3', null, 'Error'), h('p', { class: 'pl-bad' }, r.error));

@@ -87,6 +87,8 @@ export interface PersonaEvent {
   /** Changed bytes of the section before and after (excerpt: the differing run with context). */
   before?: string;
   after?: string;
+  /** Characters into `before` and `after` where they start to differ. */
+  excerptAt?: number;
   /** 12-hex SHA-256 of the persona section in effect after the event; null when none (memory-inbox). */
   hash: string | null;
 }
@@ -160,14 +162,14 @@ function carry(from: string, to: string, [s, e]: Bounds): Bounds {
 const utf8Len = (s: string) => Buffer.byteLength(s, 'utf8');
 
 /** Excerpts of the differing run of two section texts, and where it starts (characters into them). */
-function excerpts(a: string, b: string): { at: number; before: string; after: string } {
+function excerpts(a: string, b: string): { at: number; before: string; after: string; excerptAt: number } {
   const { p, q } = commonEnds(a, b);
   const from = Math.max(0, p - CONTEXT);
   const cut = (s: string, end: number) => {
     const t = s.slice(from, Math.min(s.length, end + CONTEXT));
     return t.length > EXCERPT_MAX ? `${t.slice(0, EXCERPT_MAX)}…` : t;
   };
-  return { at: p, before: cut(a, a.length - q), after: cut(b, b.length - q) };
+  return { at: p, before: cut(a, a.length - q), after: cut(b, b.length - q), excerptAt: p - from };
 }
 
 /**
@@ -242,7 +244,7 @@ export function judgePersona(ev: PersonaEvidence): PersonaReport {
     if (prev !== now) {
       const x = excerpts(prev, now);
       const at = { request: r.index, line: r.line };
-      const bytes = { offset: offsetOf(i, bounds[i][0] + x.at), before: x.before, after: x.after, hash: shortSha(now) };
+      const bytes = { offset: offsetOf(i, bounds[i][0] + x.at), before: x.before, after: x.after, excerptAt: x.excerptAt, hash: shortSha(now) };
       const takenAtMs = snap!.takenAt ? Date.parse(snap!.takenAt) : NaN;
       const prevTime = reqs[i - 1].timeMs;
       const reowned =

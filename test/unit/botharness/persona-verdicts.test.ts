@@ -69,9 +69,11 @@ describe('persona snapshot verdicts', () => {
       offset: 268,
       before: '## Soul (SOUL.md) [1% — 50/5,000 chars]\n\nYou are Ada. You answer in short, exact sentences.\n\n## Core Memory (MEMORY.md) [1% — 34',
       after: '## Soul (SOUL.md) [1% — 70/5,000 chars]\n\nYou are Ada. You answer in short, exact sentences, and you cite files.\n\n## Core Memory (MEMORY.md) [1% — 34',
+      excerptAt: 24, // `## Soul (SOUL.md) [1% — ` is the same
       hash: H.soul2,
     });
     assert.equal(head.offset, 385);
+    assert.equal(head.excerptAt, 40); // 40 characters of context before the first changed one
     assert.equal(head.hash, H.mem2);
     assert.equal(head.after, "ite files.\n\n## Core Memory (MEMORY.md) [2% — 62/3,000 chars]\n\nThe user's project is Prefix Lens. Releases go out on Fridays.");
     assert.deepEqual(r.requests.map((q) => [q.verdict, q.causes.map((c) => c.kind)]), [
