@@ -75,11 +75,21 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
       causes.push({ kind: 'phux-context-in-head', detail: 'a phux context message is rendered in the system prompt', certainty: 'certain' });
     }
   } else if (bp.segment === 'head') {
-    causes.push({
-      kind: 'system-changed',
-      detail: 'the head (system prompt and tools) changed; the transcript does not record it',
-      certainty: 'likely',
-    });
+    // A head that carries a user message's extra system text (origin `user-system`, e.g. OpenCode's
+    // per-message `system`): the transcript records that change, so it is certain.
+    const added = bp.newBlock?.origin === 'user-system';
+    const removed = bp.oldBlock?.origin === 'user-system';
+    causes.push(
+      added || removed
+        ? {
+            kind: 'system-changed',
+            detail: added
+              ? "this turn's user message carries system text, appended to the system prompt"
+              : "the system text a user message added to the system prompt is gone (this turn's message has none)",
+            certainty: 'certain',
+          }
+        : { kind: 'system-changed', detail: 'the head (system prompt and tools) changed; the transcript does not record it', certainty: 'likely' },
+    );
   } else if (bp.segment === 'messages') {
     causes.push(messagesCause(bp, entry, request));
   }

@@ -19,7 +19,9 @@
  * The list has the items of the real body's messages segment in the same order, with the body's
  * key order, so a block index here equals the wire block index (system messages excluded).
  * The head (system prompt + tools) is not stored: every chain starts with one opaque head block,
- * one node per session.
+ * one node per session, except that a user message's optional `system` text, which OpenCode
+ * appends to the system prompt of the requests of that turn (reference/opencode.md §2.1), gives
+ * those requests a head of their own that carries the text.
  */
 import { append, type BlockNode } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, TranscriptEvent, Usage } from '../../core/model.js';
@@ -31,6 +33,8 @@ import type { StoredMessage, StoredSession } from './read.js';
 
 /** Note carried by every reconstructed request. */
 export const HEAD_NOTE = 'head opaque: OpenCode does not store the system prompt or tools; one opaque head block stands for them';
+/** `Block.origin` of a head that carries the turn's user-message `system` text (appended to the system prompt). */
+export const USER_SYSTEM_ORIGIN = 'user-system';
 /** OpenCode's fixed texts ([bin] `MessageV2.toModelMessages`). */
 export const COMPACTION_PROMPT_TEXT = 'What did we do so far?';
 export const SUBTASK_TEXT = 'The following tool was executed by the user';
@@ -380,10 +384,21 @@ export interface Reconstruction {
 export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reconstruction {
   const diagnostics: Diagnostic[] = [...s.diagnostics];
   const ignored: Record<string, number> = { ...s.ignored };
-  const head = append(null, opaqueHeadBlock('opencode:head'));
-  // Same bytes, plus the breakpoint OpenCode puts on the system prompt for Anthropic models.
-  const markedHead = append(null, { ...opaqueHeadBlock('opencode:head'), breakpoint: { ttlSeconds: 300 } });
+  // Heads by the user message's `system` text ('' = none) and whether they carry the breakpoint
+  // OpenCode puts on the system prompt for Anthropic models.
+  const heads = new Map<string, BlockNode>();
+  const headFor = (system: string, marked: boolean): BlockNode => {
+    const key = `${marked ? 1 : 0}${system}`;
+    let h = heads.get(key);
+    if (!h) {
+      const block: Block = system ? { ...opaqueHeadBlock(`opencode:head\nuser.system: ${system}`), origin: USER_SYSTEM_ORIGIN } : opaqueHeadBlock('opencode:head');
+      if (marked) block.breakpoint = { ttlSeconds: 300 };
+      heads.set(key, (h = append(null, block)));
+    }
+    return h;
+  };
   const summaryHead = append(null, opaqueHeadBlock('opencode:head:compaction-agent'));
+  const byId = new Map(s.messages.map((x) => [x.id, x]));
   const encoders = new Map<string, EncState>();
   let history: History = { list: [], end: 0, version: 0 };
   const recon: ReconRequest[] = [];
@@ -418,11 +433,14 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
         items = 1;
         notes.push('summary request: OpenCode builds the compaction prompt from the conversation and stores none of it; its message stands for it');
       } else {
-        const key = `${api}\u0000${info.providerID}/${info.modelID}`;
+        // The turn's user message (the assistant's parent) may carry extra system text.
+        const parent = info.parentID !== undefined ? byId.get(info.parentID) : undefined;
+        const system = parent?.info.role === 'user' && typeof parent.info.system === 'string' ? parent.info.system : '';
+        const key = `${api}\u0000${info.providerID}/${info.modelID}\u0000${system}`;
         history = advance(history, s.messages, pos);
         const partial = k > 0 ? { ...m, parts: m.parts.slice(0, starts[k]) } : undefined;
         const anthropic = api === 'anthropic-messages';
-        const state = encodeIncremental(encoders.get(key), anthropic ? markedHead : head, api, info, history, partial);
+        const state = encodeIncremental(encoders.get(key), headFor(system, anthropic), api, info, history, partial);
         encoders.set(key, state);
         items = state.itemCount;
         tail = state.nodeBefore[state.itemCount];
