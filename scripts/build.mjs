@@ -1,4 +1,4 @@
-// Bundles the CLI (and, when present, the extension and the webview) with esbuild.
+// Bundles the CLI (and, when present, the extension, its analysis worker and the webview) with esbuild.
 //   --production  (vscode:prepublish, i.e. `npm run package`): minified, no source maps (the VSIX ships none).
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -16,6 +16,8 @@ const jobs = [
 ];
 if (existsSync('src/extension/extension.ts')) {
   jobs.push(build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', format: 'cjs', external: ['vscode'] }));
+  // Reading and analysis run in a worker thread, off the extension host's thread.
+  jobs.push(build({ ...common, entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', format: 'cjs' }));
 }
 const webview = existsSync('media/main.ts');
 if (webview) {

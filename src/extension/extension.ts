@@ -1,0 +1,192 @@
+/**
+ * Prefix Lens VS Code extension: the shell over the core, the host readers (via the registry),
+ * src/phux and the Timeline app. Activation only wires things up (views, commands, diagnostics,
+ * the status-bar toggle); nothing is read or analyzed until a view or a command asks, and then in
+ * the worker thread (analysisWorker.ts).
+ */
+import * as vscode from 'vscode';
+import type { SessionRef } from '../hosts/registry.js';
+import { AnalysisWorker, CancelledError } from './analysisWorker.js';
+import { ContextToggle } from './contextToggle.js';
+import { TranscriptDiagnostics, isTranscript } from './diagnostics.js';
+import { FleetView } from './fleetView.js';
+import { createLog, type Log } from './log.js';
+import { pickSession } from './sessionPick.js';
+import { SessionsView } from './sessionsView.js';
+import { ruleOverrides } from './settings.js';
+import { SummaryCache } from './summaryCache.js';
+import type { SessionReport } from '../report/json.js';
+
+/** Every command the extension contributes (package.json `contributes.commands`). */
+export const COMMANDS = [
+  'prefixLens.openTimeline',
+  'prefixLens.diagnoseSession',
+  'prefixLens.diagnoseActive',
+  'prefixLens.refreshSessions',
+  'prefixLens.refreshFleet',
+  'prefixLens.togglePhuxContextAwareness',
+  'prefixLens.exportHtml',
+  'prefixLens.showLog',
+  'prefixLens.revealInTranscript',
+] as const;
+
+/** What `activate` returns (the extension's exports): used by the extension-host tests. */
+export interface PrefixLensApi {
+  /** Wall time of `activate`, ms. */
+  activationMs: number;
+  log: Log;
+  worker: AnalysisWorker;
+  sessions: SessionsView;
+  fleet: FleetView;
+  diagnostics: TranscriptDiagnostics;
+  toggle: ContextToggle;
+  cache: SummaryCache;
+  /** Analyzes one session under a cancellable progress notification. */
+  analyze(ref: SessionRef): Promise<SessionReport | undefined>;
+}
+
+/** `openTimeline`'s argument: a listed session, a file path (optionally at a request), or nothing (pick). */
+type TimelineTarget = SessionRef | { path: string; requestIndex?: number } | undefined;
+
+export function activate(context: vscode.ExtensionContext): PrefixLensApi {
+  const t0 = performance.now();
+  const log = createLog();
+  const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l));
+  const cache = new SummaryCache(context.globalStorageUri.fsPath);
+  void cache.load();
+  const sessions = new SessionsView(worker, cache, log);
+  const fleet = new FleetView(log, () => sessions.sessions());
+  const diagnostics = new TranscriptDiagnostics(worker, log);
+  const toggle = new ContextToggle(context, log);
+
+  const sessionsTree = vscode.window.createTreeView('prefixLens.sessions', { treeDataProvider: sessions, showCollapseAll: true });
+  const fleetTree = vscode.window.createTreeView('prefixLens.fleet', { treeDataProvider: fleet });
+  const onFleetVisibility = () => (fleetTree.visible ? fleet.start() : fleet.stop());
+  onFleetVisibility();
+
+  /** Analyzes one session under a cancellable progress notification; undefined when cancelled. */
+  const analyze = async (ref: SessionRef): Promise<SessionReport | undefined> =>
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Prefix Lens: analyzing ${ref.title ?? ref.id}`, cancellable: true },
+      async (_progress, token) => {
+        try {
+          const r = await worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() }, { token, urgent: true });
+          log.info(`analyzed ${ref.path} in ${r.ms} ms`);
+          return r.sessions.find((s) => s.id === ref.id) ?? r.sessions[0];
+        } catch (e) {
+          if (e instanceof CancelledError) {
+            log.info(`analysis of ${ref.path} cancelled`);
+            return undefined;
+          }
+          throw e;
+        }
+      },
+    );
+
+  /** The listed session a target names; a path not listed (a file opened by hand) becomes a Pi ref. */
+  const resolveTarget = async (t: TimelineTarget, title: string): Promise<{ ref: SessionRef; requestIndex?: number } | undefined> => {
+    if (!t) {
+      const ref = await pickSession(sessions, title);
+      return ref && { ref };
+    }
+    if ('key' in t) return { ref: t };
+    const found = await sessions.findByPath(t.path);
+    if (found) return { ref: found, requestIndex: t.requestIndex };
+    const { stat } = await import('node:fs/promises');
+    const st = await stat(t.path);
+    return { ref: { host: 'pi', key: `pi:${t.path}`, path: t.path, id: t.path, title: null, project: null, mtimeMs: st.mtimeMs, size: st.size }, requestIndex: t.requestIndex };
+  };
+
+  const reportError = (what: string) => (e: unknown) => {
+    const msg = e instanceof Error ? e.message : String(e);
+    log.error(`${what}: ${msg}`);
+    void vscode.window.showErrorMessage(`Prefix Lens: ${what}: ${msg}`);
+  };
+
+  const commands: Record<(typeof COMMANDS)[number], (...args: never[]) => unknown> = {
+    'prefixLens.openTimeline': async (target?: TimelineTarget) => {
+      const t = await resolveTarget(target, 'Open Timeline');
+      if (!t) return;
+      const report = await analyze(t.ref);
+      if (!report) return;
+      void vscode.window.showInformationMessage(`Prefix Lens: ${report.totals.requests} requests, ${report.totals.breaks} breaks. The Timeline panel comes with the webview app.`);
+    },
+    'prefixLens.diagnoseSession': async (target?: TimelineTarget) => {
+      const t = await resolveTarget(target, 'Diagnose Session');
+      if (!t) return;
+      if (t.ref.host === 'pi') {
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(t.ref.path));
+        await vscode.window.showTextDocument(doc, { preview: true });
+        const report = await diagnostics.diagnose(doc);
+        if (report) await vscode.commands.executeCommand('workbench.actions.view.problems');
+        return report;
+      }
+      const report = await analyze(t.ref);
+      if (report) void vscode.window.showInformationMessage(`Prefix Lens: ${report.title ?? report.id}: ${report.totals.requests} requests, ${report.totals.breaks} breaks`);
+      return report;
+    },
+    'prefixLens.diagnoseActive': async () => {
+      const doc = vscode.window.activeTextEditor?.document;
+      if (!doc || !isTranscript(doc)) {
+        void vscode.window.showWarningMessage('Prefix Lens: the active editor is not a session transcript (a Pi .jsonl session file).');
+        return undefined;
+      }
+      const report = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'Prefix Lens: diagnosing the transcript', cancellable: true },
+        (_p, token) => diagnostics.diagnose(doc, token).catch((e) => (e instanceof CancelledError ? undefined : Promise.reject(e))),
+      );
+      if (report) {
+        void vscode.window.showInformationMessage(`Prefix Lens: ${report.totals.breaks} break(s) in ${report.totals.requests} requests`);
+        await vscode.commands.executeCommand('workbench.actions.view.problems');
+      }
+      return report;
+    },
+    'prefixLens.refreshSessions': () => sessions.refresh(),
+    'prefixLens.refreshFleet': () => fleet.refresh(),
+    'prefixLens.togglePhuxContextAwareness': () => toggle.toggle(),
+    'prefixLens.exportHtml': async () => {
+      void vscode.window.showInformationMessage('Prefix Lens: the HTML report comes with the webview app.');
+    },
+    'prefixLens.showLog': () => log.show(true),
+    'prefixLens.revealInTranscript': async (target?: SessionRef | { path: string; line?: number }) => {
+      if (!target) return;
+      const line = 'line' in target && target.line ? target.line : 1;
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(target.path));
+      const pos = new vscode.Position(Math.max(0, line - 1), 0);
+      await vscode.window.showTextDocument(doc, { selection: new vscode.Range(pos, pos) });
+    },
+  };
+  for (const [id, fn] of Object.entries(commands)) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(id, (...args: never[]) => Promise.resolve((fn as (...a: never[]) => unknown)(...args)).catch(reportError(id.replace('prefixLens.', '')))),
+    );
+  }
+
+  context.subscriptions.push(
+    log,
+    sessionsTree,
+    fleetTree,
+    fleetTree.onDidChangeVisibility(onFleetVisibility),
+    sessions,
+    fleet,
+    diagnostics,
+    toggle,
+    { dispose: () => worker.dispose() },
+    { dispose: () => void cache.save().catch(() => undefined) },
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('prefixLens.sessionFolders') || e.affectsConfiguration('prefixLens.opencode') || e.affectsConfiguration('prefixLens.captureFolders')) sessions.refreshSoon(0);
+      if (e.affectsConfiguration('prefixLens.phux') || e.affectsConfiguration('prefixLens.fleet')) void (fleetTree.visible && fleet.refresh());
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      sessions.refreshSoon(0);
+      onFleetVisibility();
+    }),
+  );
+  const activationMs = performance.now() - t0;
+  log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
+  return { activationMs, log, worker, sessions, fleet, diagnostics, toggle, cache, analyze };
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}

@@ -1,0 +1,267 @@
+/**
+ * The Sessions view (`prefixLens.sessions`): host → project (cwd) → session. Listing uses file
+ * metadata only (registry discovery in the worker); each session's summary is analyzed lazily when
+ * its row is rendered (VS Code renders expanded nodes' children), served from the summary cache
+ * when the file is unchanged, and refreshed (debounced) when a watched folder changes.
+ */
+import { homedir } from 'node:os';
+import { basename, dirname } from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionRef } from '../hosts/registry.js';
+import type { AnalysisWorker } from './analysisWorker.js';
+import { CancelledError } from './analysisWorker.js';
+import { ago, percent, plural, tokens, usd } from './format.js';
+import type { Log } from './log.js';
+import { discoverOptions, ruleOverrides } from './settings.js';
+import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
+
+export type SessionsNode =
+  | { kind: 'host'; host: string; label: string; refs: SessionRef[] }
+  | { kind: 'project'; host: string; project: string | null; refs: SessionRef[] }
+  | { kind: 'session'; ref: SessionRef };
+
+type Summary = { state: 'done'; summary: SessionSummary } | { state: 'pending' } | { state: 'failed'; error: string };
+
+export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<SessionsNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private refs: SessionRef[] | undefined;
+  /** Hosts of the registry in view order (from the worker, so this bundle loads no reader). */
+  private hosts: Array<{ id: string; label: string }> = [];
+  private listing: Promise<SessionRef[]> | undefined;
+  private readonly summaries = new Map<string, Summary>();
+  private readonly nodes = new Map<string, SessionsNode>();
+  private watchers: vscode.Disposable[] = [];
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set when the last listing finished: sessions found and how long it took (ms). */
+  lastListing: { count: number; ms: number } | undefined;
+
+  constructor(
+    private readonly worker: AnalysisWorker,
+    private readonly cache: SummaryCache,
+    private readonly log: Log,
+  ) {}
+
+  /** The sessions of the last listing (listing first if there is none yet). */
+  async sessions(): Promise<SessionRef[]> {
+    return this.refs ?? this.list();
+  }
+
+  /** The session whose file is `path` (the first, for a database), when listed. */
+  async findByPath(path: string): Promise<SessionRef | undefined> {
+    return (await this.sessions()).find((r) => r.path === path);
+  }
+
+  /** The summary of a session, when analyzed. */
+  summaryOf(ref: SessionRef): SessionSummary | undefined {
+    const s = this.summaries.get(ref.key);
+    return s?.state === 'done' ? s.summary : undefined;
+  }
+
+  /** Re-lists every host now; resolves with the sessions found. */
+  refresh(): Promise<SessionRef[]> {
+    this.refs = undefined;
+    this.listing = undefined;
+    const p = this.list();
+    this.changed.fire(undefined);
+    return p;
+  }
+
+  /** Re-lists after `delayMs` of quiet (file-change bursts while an agent writes). */
+  refreshSoon(delayMs = 750): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = undefined;
+      void this.refresh();
+    }, delayMs);
+  }
+
+  private list(): Promise<SessionRef[]> {
+    if (this.listing) return this.listing;
+    const t0 = performance.now();
+    const opts = discoverOptions();
+    this.listing = this.worker.run({ op: 'discover', opts }, { urgent: true }).then(
+      (r) => {
+        this.refs = r.refs;
+        this.hosts = r.hosts;
+        this.lastListing = { count: r.refs.length, ms: Math.round(performance.now() - t0) };
+        this.log.info(`listed ${r.refs.length} session(s) in ${this.lastListing.ms} ms (discovery ${r.ms} ms in the worker)`);
+        void vscode.commands.executeCommand('setContext', 'prefixLens.hasSessions', r.refs.length > 0);
+        this.watch(r.watchRoots);
+        return r.refs;
+      },
+      (e: Error) => {
+        this.listing = undefined;
+        this.log.error(`listing sessions failed: ${e.message}`);
+        return [];
+      },
+    );
+    return this.listing;
+  }
+
+  private watch(roots: string[]): void {
+    for (const w of this.watchers) w.dispose();
+    this.watchers = [];
+    for (const root of roots) {
+      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '**/*'));
+      const on = (uri: vscode.Uri) => {
+        this.log.debug(`changed: ${uri.fsPath}`);
+        this.refreshSoon();
+      };
+      this.watchers.push(w, w.onDidCreate(on), w.onDidChange(on), w.onDidDelete(on));
+    }
+  }
+
+  async getChildren(node?: SessionsNode): Promise<SessionsNode[]> {
+    if (!node) {
+      const refs = await this.sessions();
+      return this.hosts.map((h) => ({ kind: 'host' as const, host: h.id, label: h.label, refs: refs.filter((r) => r.host === h.id) })).filter((n) => n.refs.length);
+    }
+    if (node.kind === 'host') {
+      const byProject = new Map<string | null, SessionRef[]>();
+      for (const r of node.refs) byProject.set(r.project, [...(byProject.get(r.project) ?? []), r]);
+      // Refs come newest first, so projects keep the order of their newest session.
+      return [...byProject].map(([project, refs]) => ({ kind: 'project' as const, host: node.host, project, refs }));
+    }
+    if (node.kind === 'project') return node.refs.map((ref) => this.sessionNode(ref));
+    return [];
+  }
+
+  private sessionNode(ref: SessionRef): SessionsNode {
+    const n: SessionsNode = { kind: 'session', ref };
+    this.nodes.set(ref.key, n);
+    return n;
+  }
+
+  getTreeItem(node: SessionsNode): vscode.TreeItem {
+    if (node.kind === 'host') {
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `host:${node.host}`;
+      item.description = plural(node.refs.length, 'session');
+      item.contextValue = 'host';
+      return item;
+    }
+    if (node.kind === 'project') {
+      const name = node.project ? basename(node.project) || node.project : '(no project)';
+      const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `project:${node.host}:${node.project ?? ''}`;
+      // The parent folder tells apart projects with the same name (every Pi lab cwd is ".../project").
+      const parent = node.project ? tildify(dirname(node.project)) : '';
+      item.description = [parent, plural(node.refs.length, 'session')].filter(Boolean).join(' · ');
+      item.tooltip = node.project ?? 'Sessions without a recorded working directory';
+      item.iconPath = new vscode.ThemeIcon('folder');
+      item.contextValue = 'project';
+      return item;
+    }
+    return this.sessionItem(node.ref);
+  }
+
+  private sessionItem(ref: SessionRef): vscode.TreeItem {
+    const s = this.summaries.get(ref.key);
+    if (!s) this.analyze(ref);
+    const summary = s?.state === 'done' ? s.summary : undefined;
+    const label = summary?.title ?? ref.title ?? ref.id;
+    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    item.id = ref.key;
+    item.contextValue = ref.host === 'opencode' ? 'session.row' : 'session.file';
+    item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [ref] };
+    item.resourceUri = vscode.Uri.file(ref.path);
+    const when = ago(ref.mtimeMs);
+    if (!s || s.state === 'pending') {
+      item.description = `analyzing… · ${when}`;
+      item.iconPath = new vscode.ThemeIcon('loading~spin');
+    } else if (s.state === 'failed') {
+      item.description = `could not be read · ${when}`;
+      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
+      item.tooltip = `${ref.path}\n${s.error}`;
+    } else {
+      const t = s.summary;
+      const hit = t.hitRate === null ? 'no usage' : `${percent(t.hitRate)} hit`;
+      item.description = `${t.requests} req · ${plural(t.breaks, 'break')} · ${hit} · ${when}`;
+      item.iconPath = iconFor(t);
+      item.tooltip = tooltip(ref, t);
+    }
+    return item;
+  }
+
+  /** Analyzes a session's summary in the background (cache first). */
+  private analyze(ref: SessionRef): void {
+    this.summaries.set(ref.key, { state: 'pending' });
+    void (async () => {
+      let summary = await this.cache.get(ref);
+      if (!summary) {
+        try {
+          const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() });
+          const report = r.sessions.find((x) => x.id === ref.id) ?? r.sessions[0];
+          if (!report) throw new Error('no session in the file');
+          summary = summarize(report);
+          this.log.info(`analyzed ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}: ${summary.requests} requests, ${summary.breaks} breaks in ${r.ms} ms`);
+          await this.cache.set(ref, summary);
+        } catch (e) {
+          if (e instanceof CancelledError) {
+            this.summaries.delete(ref.key);
+            return;
+          }
+          this.summaries.set(ref.key, { state: 'failed', error: (e as Error).message });
+          this.log.warn(`analysis of ${ref.path} failed: ${(e as Error).message}`);
+          this.fireFor(ref);
+          return;
+        }
+      }
+      this.summaries.set(ref.key, { state: 'done', summary });
+      this.fireFor(ref);
+    })();
+  }
+
+  /** Summaries of these sessions, analyzing those not known yet (resolves when all are done). */
+  async summariesOf(refs: SessionRef[]): Promise<Array<SessionSummary | undefined>> {
+    for (const r of refs) if (!this.summaries.has(r.key)) this.analyze(r);
+    for (;;) {
+      const states = refs.map((r) => this.summaries.get(r.key));
+      if (states.every((s) => s && s.state !== 'pending')) return states.map((s) => (s?.state === 'done' ? s.summary : undefined));
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  }
+
+  /** Forgets a session's summary (its file changed) so it is analyzed again when shown. */
+  invalidate(ref: SessionRef): void {
+    this.summaries.delete(ref.key);
+    this.fireFor(ref);
+  }
+
+  private fireFor(ref: SessionRef): void {
+    const n = this.nodes.get(ref.key);
+    if (n) this.changed.fire(n);
+  }
+
+  dispose(): void {
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    for (const w of this.watchers) w.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** `/home/me/src` → `~/src` for the extension host's home. */
+function tildify(p: string): string {
+  const h = homedir();
+  return p === h ? '~' : p.startsWith(`${h}/`) ? `~${p.slice(h.length)}` : p;
+}
+
+function iconFor(t: SessionSummary): vscode.ThemeIcon {
+  if (t.errors > 0 && t.requests === 0) return new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
+  if (t.breaks > 0) return new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
+  if (t.misses > 0) return new vscode.ThemeIcon('info', new vscode.ThemeColor('problemsInfoIcon.foreground'));
+  if (t.requests === 0) return new vscode.ThemeIcon('circle-outline');
+  return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
+}
+
+function tooltip(ref: SessionRef, t: SessionSummary): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  md.supportHtml = false;
+  md.appendText(`${t.title ?? ref.id}\n\n`);
+  md.appendMarkdown(`**${t.requests}** requests · **${t.breaks}** breaks · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**\n\n`);
+  md.appendMarkdown(`| | tokens |\n|---|---:|\n| cache read | ${tokens(t.cacheRead)} |\n| cache write | ${tokens(t.cacheWrite)} |\n| uncached | ${tokens(t.uncached)} |\n\n`);
+  md.appendMarkdown(`Re-billed by breaks: **${tokens(t.lostTokens)}** tokens, **${usd(t.costUSD)}**\n\n`);
+  md.appendText(`${ref.path}${ref.project ? `\nproject ${ref.project}` : ''}`);
+  return md;
+}

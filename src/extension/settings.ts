@@ -1,0 +1,61 @@
+/**
+ * `prefixLens.*` settings, read in one place. In an untrusted workspace the restricted settings
+ * (package.json `capabilities.untrustedWorkspaces.restrictedConfigurations`) take only the user's
+ * (global) value, never the workspace's, and no program is run at all.
+ */
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
+import type { DiscoverOptions } from '../hosts/registry.js';
+import type { RuleOverrides } from './rules.js';
+
+const SECTION = 'prefixLens';
+
+/** A setting's value; for restricted settings in an untrusted workspace, the user value or the default. */
+function read<T>(key: string, restricted: boolean): T {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  if (restricted && !vscode.workspace.isTrusted) {
+    const i = c.inspect<T>(key);
+    return (i?.globalValue ?? i?.defaultValue) as T;
+  }
+  return c.get<T>(key) as T;
+}
+
+/** Where to look for sessions: the extension host's environment and home plus the configured folders. */
+export function discoverOptions(): DiscoverOptions {
+  const dataDir = read<string>('opencode.dataDir', true);
+  return {
+    env: { ...process.env },
+    home: homedir(),
+    paths: {
+      pi: read<string[]>('sessionFolders.pi', true) ?? [],
+      opencode: dataDir ? [dataDir] : [],
+      capture: read<string[]>('captureFolders', true) ?? [],
+    },
+  };
+}
+
+/** TTL and price overrides for the judge. */
+export function ruleOverrides(): RuleOverrides {
+  const ttl = read<Record<string, number>>('ttlSecondsOverrides', false) ?? {};
+  const prices = read<RuleOverrides['prices']>('priceOverrides', false) ?? [];
+  return {
+    ttlSeconds: Object.fromEntries(Object.entries(ttl).filter(([, v]) => typeof v === 'number' && v > 0)),
+    prices: prices.filter((p) => p && typeof p.match === 'string' && Number.isFinite(p.input) && Number.isFinite(p.output)),
+  };
+}
+
+/** The phux program (machine scope), or undefined in an untrusted workspace (nothing is run there). */
+export function phuxPath(): string | undefined {
+  if (!vscode.workspace.isTrusted) return undefined;
+  return read<string>('phux.path', true) || 'phux';
+}
+
+/** Fleet poll interval, ms (500 … 60 000). */
+export function fleetPollIntervalMs(): number {
+  const v = read<number>('fleet.pollIntervalMs', false);
+  return Math.min(60_000, Math.max(500, Number.isFinite(v) ? v : 2000));
+}
+
+export function diagnosticsEnabled(): boolean {
+  return read<boolean>('diagnostics.enabled', false) !== false;
+}

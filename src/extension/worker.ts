@@ -1,0 +1,35 @@
+/**
+ * Worker-thread entry (bundled to dist/worker.js): discovery, reading and analysis run here, off
+ * the extension host's thread, so a 100 MB session never blocks it. The extension terminates the
+ * worker to cancel. Same pipeline as the CLI (`buildReport` in src/cli/main.ts):
+ * registry → reader → analyzeSession → sessionReport → attachPhux.
+ */
+import { parentPort } from 'node:worker_threads';
+import { analyzeSession } from '../core/analyze.js';
+import { discoverSessions, hostEntry, HOSTS } from '../hosts/registry.js';
+import { sessionReport } from '../report/json.js';
+import { attachPhux } from '../report/phux.js';
+import { rulesWithOverrides } from './rules.js';
+import type { WorkerRequest, WorkerResponse } from './workerProtocol.js';
+
+async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
+  const t0 = performance.now();
+  const took = () => Math.round(performance.now() - t0);
+  if (msg.op === 'discover') {
+    const refs = await discoverSessions(msg.opts);
+    const hosts = HOSTS.map((h) => ({ id: h.id, label: h.label }));
+    const watchRoots = [...new Set(HOSTS.flatMap((h) => h.watchRoots(msg.opts)))];
+    return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
+  }
+  const rules = rulesWithOverrides(msg.overrides);
+  const sessions = await hostEntry(msg.ref.host).open(msg.ref, { env: msg.env, requestsDir: msg.requestsDir });
+  const reports = sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, rules)), s));
+  return { id: msg.id, ok: true, op: 'analyze', sessions: reports, ms: took() };
+}
+
+parentPort?.on('message', (msg: WorkerRequest) => {
+  handle(msg).then(
+    (res) => parentPort?.postMessage(res),
+    (e: unknown) => parentPort?.postMessage({ id: msg.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies WorkerResponse),
+  );
+});

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { screenshotsDir, startWorkbench, THEMES, type ThemeName, type Workbench } from './workbench.js';
+
+describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
+  let wb: Workbench;
+  before(async () => {
+    wb = await startWorkbench();
+  });
+  after(async () => {
+    await wb?.close();
+  });
+
+  for (const theme of Object.keys(THEMES) as ThemeName[]) {
+    it(`shows the recorded sessions with counts in the Sessions view (${theme} theme) and saves a screenshot`, async () => {
+      await wb.open(theme);
+      await wb.command('Prefix Lens: Focus on Sessions View');
+      await wb.widenSideBar(180);
+      const tree = wb.page.getByRole('tree', { name: /Sessions/ });
+      const main = tree.getByRole('treeitem', { name: /pi lab session/ });
+      await main.waitFor({ timeout: 60_000 });
+      await tree.getByRole('treeitem', { name: /13 req · 3 breaks · 64% hit/ }).waitFor({ timeout: 60_000 });
+      await tree.getByRole('treeitem', { name: /Recorded: Phux v2 turn one\..*5 req · 0 breaks · 97% hit/ }).waitFor({ timeout: 60_000 });
+      assert.equal(await tree.getByRole('treeitem', { name: /^Pi/ }).count(), 1);
+      await wb.page.mouse.move(1300, 840);
+      await wb.page.waitForTimeout(500);
+      const file = join(screenshotsDir, `sidebar-${theme}.png`);
+      await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: 760, height: 560 } });
+      console.log(`      screenshot ${file}`);
+    });
+  }
+});

@@ -1,0 +1,95 @@
+/**
+ * The VS Code workbench (code-server) in chromium with Prefix Lens loaded in development mode, for
+ * the browser suite. Environment from scripts/test.mjs: PREFIX_LENS_VSCODE_ENV_DIR (code-server +
+ * Node 24), PREFIX_LENS_FIXTURE_HOME (HOME with the recorded sessions), PREFIX_LENS_WORKSPACE.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type FrameLocator, type Page } from 'playwright-core';
+// @ts-expect-error plain ES module without types (scripts/vscode/codeServer.mjs)
+import { launchChromium, remoteUri, startCodeServer, workbenchUrl } from '../../scripts/vscode/codeServer.mjs';
+
+export const repo = resolve(__dirname, '../..');
+export const screenshotsDir = process.env.PREFIX_LENS_SCREENSHOTS_DIR ?? join(repo, 'out/screenshots');
+
+/** Theme ids (as VS Code 1.139 names them; older "Default …" ids are migrated on load) and the class the workbench gets once applied. */
+export const THEMES = {
+  light: { id: 'Light Modern', cls: 'vscode-theme-defaults-themes-light_modern-json' },
+  dark: { id: 'Dark Modern', cls: 'vscode-theme-defaults-themes-dark_modern-json' },
+  'high-contrast': { id: 'Default High Contrast', cls: 'vscode-theme-defaults-themes-hc_black-json' },
+} as const;
+export type ThemeName = keyof typeof THEMES;
+
+export interface Workbench {
+  page: Page;
+  /** Reloads the workbench with a color theme and waits until the theme is applied. */
+  open(theme: ThemeName): Promise<void>;
+  /** Makes the side bar `px` pixels wider. */
+  widenSideBar(px: number): Promise<void>;
+  /** Runs a command through the command palette (F1), retrying until the command is listed. */
+  command(title: string): Promise<void>;
+  /** The Timeline webview's content frame (`iframe.webview.ready` → `#active-frame`). */
+  webview(): FrameLocator;
+  close(): Promise<void>;
+}
+
+export async function startWorkbench(): Promise<Workbench> {
+  const envDir = process.env.PREFIX_LENS_VSCODE_ENV_DIR;
+  const home = process.env.PREFIX_LENS_FIXTURE_HOME;
+  const workspace = process.env.PREFIX_LENS_WORKSPACE;
+  if (!envDir || !home || !workspace) throw new Error('run through scripts/test.mjs (PREFIX_LENS_VSCODE_ENV_DIR, PREFIX_LENS_FIXTURE_HOME, PREFIX_LENS_WORKSPACE)');
+  mkdirSync(screenshotsDir, { recursive: true });
+  const server = await startCodeServer({ envDir, workspace, home, settings: { 'workbench.colorTheme': THEMES.light.id } });
+  const browser = await launchChromium(chromium);
+  const page: Page = browser.ctx.pages()[0] ?? (await browser.ctx.newPage());
+  const url = workbenchUrl(server.port, workspace, [
+    ['extensionDevelopmentPath', remoteUri(server.port, repo)],
+    ['skipWelcome', 'true'],
+  ]);
+  return {
+    page,
+    async open(theme) {
+      server.writeSettings({ 'workbench.colorTheme': THEMES[theme].id });
+      await page.goto(url);
+      await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
+      // The theme is applied a few seconds after the status bar appears.
+      await page.waitForSelector(`.monaco-workbench.${THEMES[theme].cls}`, { timeout: 60_000 });
+    },
+    async widenSideBar(px) {
+      // Drag the sash between the side bar and the editor.
+      const sash = page.locator('.monaco-sash.vertical').first();
+      const box = await sash.boundingBox();
+      if (!box) return;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width / 2 + px, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+    },
+    async command(title) {
+      for (let attempt = 1; ; attempt++) {
+        await page.keyboard.press('F1');
+        const input = page.locator('.quick-input-widget input.input').first();
+        await input.waitFor({ state: 'visible' });
+        await input.fill(`>${title}`);
+        const option = page.locator('.quick-input-widget [role=option]', { hasText: title }).first();
+        try {
+          await option.waitFor({ timeout: 3000 });
+          break;
+        } catch (e) {
+          // The palette lists commands when it opens: the extension's may not be registered yet.
+          if (attempt >= 20) throw e;
+          await page.keyboard.press('Escape');
+          await page.waitForTimeout(1000);
+        }
+      }
+      await page.keyboard.press('Enter');
+    },
+    webview() {
+      return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
+    },
+    async close() {
+      await browser.close();
+      await server.stop();
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { PI_LONG, PI_MAIN, api, testEnv, until } from './helpers.js';
+
+/** Opens a fixture transcript and waits for its Problems entries. */
+async function openAndWait(rel: string): Promise<{ uri: vscode.Uri; diags: vscode.Diagnostic[] }> {
+  const a = await api();
+  const uri = vscode.Uri.file(join(testEnv.home, rel));
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc);
+  await a.diagnostics.analyzed(uri);
+  const diags = await until('Problems entries', () => {
+    const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Prefix Lens');
+    return d.length ? d : undefined;
+  });
+  return { uri, diags };
+}
+
+describe('Problems diagnostics on an opened transcript', () => {
+  it('puts a warning on the exact lines of the three breaks of the main Pi recording (33, 38, 45)', async () => {
+    const { diags } = await openAndWait(PI_MAIN);
+    const lines = diags.map((d) => [d.range.start.line + 1, d.severity, d.code]);
+    assert.deepEqual(lines, [
+      [33, vscode.DiagnosticSeverity.Warning, 'break'],
+      [38, vscode.DiagnosticSeverity.Warning, 'break'],
+      [45, vscode.DiagnosticSeverity.Warning, 'break'],
+    ]);
+    assert.equal(
+      diags[0].message,
+      'Cache break at request #9: history-rewritten (compaction: history replaced by a summary at message 0) · prefix changed at messages block 0, messages[0].content[0].text, byte 56 · 1,211 tokens re-billed ($0.0042) · cache read 1,531 of 1,453 expected · compared with request #8',
+    );
+  });
+
+  it('links each break to the line of the request it was compared with (#8 on line 28, #4 on line 12)', async () => {
+    const { diags } = await openAndWait(PI_MAIN);
+    assert.deepEqual(
+      diags.map((d) => d.relatedInformation?.map((r) => [r.location.range.start.line + 1, r.message])),
+      [
+        [[28, 'request #8, the cache entry it was compared with']],
+        [[28, 'request #8, the cache entry it was compared with']],
+        [[12, 'request #4, the cache entry it was compared with']],
+      ],
+    );
+  });
+
+  it('the long recording has one break, on line 11', async () => {
+    const { diags } = await openAndWait(PI_LONG);
+    assert.deepEqual(
+      diags.map((d) => [d.range.start.line + 1, d.code]),
+      [[11, 'break']],
+    );
+  });
+
+  it('hovering a request line shows its verdict', async () => {
+    const { uri } = await openAndWait(PI_MAIN);
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(32, 3));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
+    assert.match(text, /request #9: \*\*break\*\*/);
+    const hit = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(6, 3));
+    assert.match(hit.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n'), /request #2: \*\*hit\*\*/);
+  });
+
+  it('offers "Open Timeline at this request" on a break', async () => {
+    const { uri, diags } = await openAndWait(PI_MAIN);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, diags[1].range);
+    const mine = actions.filter((x) => x.title === 'Open Timeline at this request');
+    assert.equal(mine.length, 1);
+    assert.deepEqual(mine[0].command?.arguments, [{ path: uri.fsPath, requestIndex: 10 }]);
+  });
+
+  it('clears the entries when no editor tab shows the transcript any more', async () => {
+    const { uri } = await openAndWait(PI_LONG);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await until('entries cleared', () => vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Prefix Lens').length === 0, 10_000);
+  });
+});

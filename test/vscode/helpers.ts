@@ -1,0 +1,44 @@
+/** Shared helpers of the extension-host tests. */
+import { existsSync, readFileSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { PrefixLensApi } from '../../src/extension/extension.js';
+
+export const EXTENSION_ID = 'prefix-lens.prefix-lens';
+
+/** Environment scripts/test.mjs passes to code-server (and so to the extension host). */
+export const testEnv = {
+  /** The fixture HOME: ~/.pi/agent/sessions/… and ~/.local/share/opencode/opencode.db copied from test/fixtures. */
+  home: process.env.PREFIX_LENS_TEST_HOME!,
+  /** The repository (the extension under test). */
+  repo: process.env.PREFIX_LENS_REPO!,
+  /** A scratch folder for files the tests write. */
+  tmp: process.env.PREFIX_LENS_TEST_TMP!,
+};
+
+/** Activates the extension (if needed) and returns its API. */
+export async function api(): Promise<PrefixLensApi> {
+  const ext = vscode.extensions.getExtension<PrefixLensApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed in this extension host`);
+  return ext.activate();
+}
+
+/** Polls `fn` every 100 ms until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function until<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The text of a file once it exists (written by a terminal). */
+export async function fileText(path: string, timeoutMs = 30_000): Promise<string> {
+  await until(`${path} to be written`, () => existsSync(path) && readFileSync(path, 'utf8').endsWith('\n'), timeoutMs);
+  return readFileSync(path, 'utf8').trim();
+}
+
+/** The Pi fixture sessions as copied into the fixture home (see scripts/test.mjs). */
+export const PI_MAIN = '.pi/agent/sessions/--home-user-pi-lab-main-project--/2026-11-30T08-58-42-973Z_01a22bad-899b-7794-b269-859edc47169f.jsonl';
+export const PI_LONG = '.pi/agent/sessions/--home-user-pi-lab-long-project--/2026-11-30T08-58-43-285Z_01a22bad-8ad4-7346-9aa2-6e9fa31a4b14.jsonl';

@@ -1,0 +1,7 @@
+// The trusted-workspace extension-host suite (order matters: activation is checked first).
+import './activation.test.js';
+import './sessions.test.js';
+import './diagnostics.test.js';
+import './terminal.test.js';
+import './fleet.test.js';
+import './scale.test.js';

@@ -1,0 +1,2 @@
+// The restricted-mode suite: the workspace is opened untrusted (workspace trust enabled).
+import './restricted.test.js';

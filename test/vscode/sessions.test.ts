@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { SessionsNode } from '../../src/extension/sessionsView.js';
+import { SummaryCache } from '../../src/extension/summaryCache.js';
+import { PI_LONG, PI_MAIN, api, testEnv } from './helpers.js';
+
+/** Children of a node, as the view gets them. */
+async function children(node?: SessionsNode): Promise<SessionsNode[]> {
+  return (await api()).sessions.getChildren(node);
+}
+
+describe('Sessions view', () => {
+  it('lists the fixture home: Pi (2 sessions in 2 projects) and OpenCode (6 sessions)', async () => {
+    const a = await api();
+    await a.sessions.refresh();
+    const hosts = await children();
+    assert.deepEqual(
+      hosts.map((h) => (h.kind === 'host' ? [h.label, h.refs.length] : [])),
+      [
+        ['Pi', 2],
+        ['OpenCode', 6],
+      ],
+    );
+    const piProjects = await children(hosts[0]);
+    assert.deepEqual(piProjects.map((p) => (p.kind === 'project' ? p.project : '')).sort(), ['/home/user/pi-lab/long/project', '/home/user/pi-lab/main/project']);
+    const ocProjects = await children(hosts[1]);
+    assert.deepEqual(
+      ocProjects.map((p) => (p.kind === 'project' ? [p.project, p.refs.length] : [])),
+      [
+        ['/tmp/prefix-lens-opencode-lab/proj', 4],
+        ['/tmp/prefix-lens-opencode-lab/proj-phux-v2', 1],
+        ['/tmp/prefix-lens-opencode-lab/proj-phux-v1', 1],
+      ],
+    );
+  });
+
+  it('analyzes each session lazily with the exact request and break counts of the recordings', async () => {
+    const a = await api();
+    const refs = await a.sessions.sessions();
+    const sums = await a.sessions.summariesOf(refs);
+    const got = Object.fromEntries(refs.map((r, i) => [r.host === 'pi' ? r.path.slice(testEnv.home.length + 1) : r.id, [sums[i]?.requests, sums[i]?.breaks]]));
+    assert.deepEqual(got, {
+      [PI_MAIN]: [13, 3],
+      [PI_LONG]: [8, 1],
+      ses_dd4549ea8ffe0nC3umEXinWuSF: [6, 0],
+      ses_dd4535b75ffejb7OBWwwHWu3Bw: [5, 0],
+      ses_dd45276c7ffeyqJX3kDWYEAGor: [1, 0],
+      ses_dd4520ef3ffeqCPn4xAQB4ZLYu: [9, 2],
+      ses_dd44f39aeffejhFTPJJlcheUtU: [8, 1],
+      ses_dd44db11affeXfE2ZlMH6ZhxlI: [5, 0],
+    });
+  });
+
+  it('shows each session as "title · N req · N breaks · N% hit · age" with a warning icon for breaks', async () => {
+    const a = await api();
+    const refs = await a.sessions.sessions();
+    const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
+    const item = a.sessions.getTreeItem({ kind: 'session', ref: main });
+    assert.equal(item.label, 'pi lab session');
+    assert.match(String(item.description), /^13 req · 3 breaks · 64% hit · /);
+    assert.equal((item.iconPath as vscode.ThemeIcon).id, 'warning');
+    const tip = (item.tooltip as vscode.MarkdownString).value;
+    assert.match(tip, /cache read \| 19,125/);
+    assert.match(tip, /cache write \| 4,993/);
+    assert.match(tip, /uncached \| 5,971/);
+    assert.match(tip, /2,446\*\* tokens, \*\*\$0\.0070/);
+    const basic = refs.find((r) => r.id === 'ses_dd44db11affeXfE2ZlMH6ZhxlI')!;
+    const ok = a.sessions.getTreeItem({ kind: 'session', ref: basic });
+    assert.match(String(ok.description), /^5 req · 0 breaks · 97% hit · /);
+    assert.equal((ok.iconPath as vscode.ThemeIcon).id, 'pass');
+  });
+
+  it('caches summaries across restarts by size + mtime + content check', async () => {
+    const a = await api();
+    await a.cache.save();
+    const refs = await a.sessions.sessions();
+    const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
+    const fresh = new SummaryCache(a.cache.file.replace(/[/\\][^/\\]+$/, ''));
+    assert.equal((await fresh.get(main))?.breaks, 3, 'a new cache over the saved file knows the session');
+    // Same size and mtime, different bytes in the tail: the content check refuses the entry.
+    const dir = join(testEnv.tmp, 'cache-check');
+    mkdirSync(dir, { recursive: true });
+    const copy = join(dir, 'copy.jsonl');
+    copyFileSync(main.path, copy);
+    // Whole seconds, so setting the same mtime again below is exact.
+    utimesSync(copy, 1_796_000_000, 1_796_000_000);
+    const st = statSync(copy);
+    const ref = { ...main, key: `pi:${copy}`, path: copy, mtimeMs: st.mtimeMs, size: st.size };
+    await fresh.set(ref, (await fresh.get(main))!);
+    assert.equal((await fresh.get(ref))?.breaks, 3);
+    const bytes = readFileSync(copy);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3] === 0x30 ? 0x31 : 0x30;
+    writeFileSync(copy, bytes);
+    utimesSync(copy, 1_796_000_000, 1_796_000_000);
+    const st2 = statSync(copy);
+    assert.equal(st2.size, st.size);
+    assert.equal(st2.mtimeMs, st.mtimeMs);
+    assert.equal(await fresh.get({ ...ref, mtimeMs: st2.mtimeMs }), undefined);
+  });
+
+  it('refreshes (debounced) when a session file appears in a watched folder', async () => {
+    const a = await api();
+    const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-new-project--');
+    mkdirSync(dir, { recursive: true });
+    const before = a.sessions.lastListing;
+    copyFileSync(join(testEnv.home, PI_LONG), join(dir, '2026-12-01T00-00-00-000Z_01a22bad-0000-7000-8000-000000000001.jsonl'));
+    const { until } = await import('./helpers.js');
+    await until('the Sessions view to list the new file', async () => a.sessions.lastListing !== before && (await a.sessions.sessions()).length === 9, 20_000);
+  });
+});
