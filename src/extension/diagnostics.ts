@@ -8,6 +8,7 @@
 import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
+import { fileRef } from './fileRef.js';
 import type { RequestReport, SessionReport } from '../report/json.js';
 import { type AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { percent, tokens, usd } from './format.js';
@@ -106,7 +107,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     try {
       const path = doc.uri.fsPath;
       const st = await stat(path);
-      const ref: SessionRef = { host: 'pi', key: `pi:${path}`, path, id: path, title: null, project: null, mtimeMs: st.mtimeMs, size: st.size };
+      const ref: SessionRef = fileRef(path, st);
       const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() }, { token: cts.token, urgent: true });
       const report = r.sessions[0];
       if (!report || cts.token.isCancellationRequested) return undefined;

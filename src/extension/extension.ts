@@ -6,6 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
+import { fileRef } from './fileRef.js';
 import { AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { ContextToggle } from './contextToggle.js';
 import { TranscriptDiagnostics, isTranscript } from './diagnostics.js';
@@ -16,6 +17,7 @@ import { SessionsView } from './sessionsView.js';
 import { ruleOverrides } from './settings.js';
 import { SummaryCache } from './summaryCache.js';
 import type { SessionReport } from '../report/json.js';
+import type { TimelinePanels } from './timelinePanel.js';
 
 /** Every command the extension contributes (package.json `contributes.commands`). */
 export const COMMANDS = [
@@ -43,6 +45,8 @@ export interface PrefixLensApi {
   cache: SummaryCache;
   /** Analyzes one session under a cancellable progress notification. */
   analyze(ref: SessionRef): Promise<SessionReport | undefined>;
+  /** The Timeline panels (loaded on first use). */
+  timelines(): Promise<TimelinePanels>;
 }
 
 /** `openTimeline`'s argument: a listed session, a file path (optionally at a request), or nothing (pick). */
@@ -83,6 +87,36 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       },
     );
 
+  const analyzeQuietly = async (ref: SessionRef): Promise<SessionReport | undefined> => {
+    const r = await worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() });
+    return r.sessions.find((s) => s.id === ref.id) ?? r.sessions[0];
+  };
+
+  // The Timeline panel code (and the protocol's zod schemas) loads on first use, not at activation.
+  let panels: Promise<TimelinePanels> | undefined;
+  const timelines = (): Promise<TimelinePanels> =>
+    (panels ??= import('./timelinePanel.js').then((m) => {
+      const p = new m.TimelinePanels({
+        extensionUri: context.extensionUri,
+        log,
+        analyze: (ref, quiet) => (quiet ? analyzeQuietly(ref) : analyze(ref)),
+        find: async (key, path) => {
+          const refs = await sessions.sessions();
+          const found = refs.find((r) => (key ? r.key === key : r.path === path)) ?? refs.find((r) => r.path === path);
+          if (found || !path.endsWith('.jsonl')) return found;
+          const { stat } = await import('node:fs/promises');
+          return stat(path).then((st) => fileRef(path, st), () => undefined);
+        },
+      });
+      context.subscriptions.push(p);
+      return p;
+    }));
+  context.subscriptions.push(
+    vscode.window.registerWebviewPanelSerializer('prefixLens.timeline', {
+      deserializeWebviewPanel: async (panel, state) => (await timelines()).deserializeWebviewPanel(panel, state),
+    }),
+  );
+
   /** The listed session a target names; a path not listed (a file opened by hand) becomes a Pi ref. */
   const resolveTarget = async (t: TimelineTarget, title: string): Promise<{ ref: SessionRef; requestIndex?: number } | undefined> => {
     if (!t) {
@@ -94,7 +128,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     if (found) return { ref: found, requestIndex: t.requestIndex };
     const { stat } = await import('node:fs/promises');
     const st = await stat(t.path);
-    return { ref: { host: 'pi', key: `pi:${t.path}`, path: t.path, id: t.path, title: null, project: null, mtimeMs: st.mtimeMs, size: st.size }, requestIndex: t.requestIndex };
+    return { ref: fileRef(t.path, st), requestIndex: t.requestIndex };
   };
 
   const reportError = (what: string) => (e: unknown) => {
@@ -106,10 +140,9 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const commands: Record<(typeof COMMANDS)[number], (...args: never[]) => unknown> = {
     'prefixLens.openTimeline': async (target?: TimelineTarget) => {
       const t = await resolveTarget(target, 'Open Timeline');
-      if (!t) return;
-      const report = await analyze(t.ref);
-      if (!report) return;
-      void vscode.window.showInformationMessage(`Prefix Lens: ${report.totals.requests} requests, ${report.totals.breaks} breaks. The Timeline panel comes with the webview app.`);
+      if (!t) return undefined;
+      const panel = await (await timelines()).open(t.ref, t.requestIndex);
+      return panel?.current;
     },
     'prefixLens.diagnoseSession': async (target?: TimelineTarget) => {
       const t = await resolveTarget(target, 'Diagnose Session');
@@ -144,12 +177,35 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     'prefixLens.refreshSessions': () => sessions.refresh(),
     'prefixLens.refreshFleet': () => fleet.refresh(),
     'prefixLens.togglePhuxContextAwareness': () => toggle.toggle(),
-    'prefixLens.exportHtml': async () => {
-      void vscode.window.showInformationMessage('Prefix Lens: the HTML report comes with the webview app.');
+    // Arguments (optional): the session (else the active Timeline's, else a pick) and, for scripts and tests, the file to write (else a save dialog).
+    'prefixLens.exportHtml': async (target?: TimelineTarget, to?: vscode.Uri) => {
+      const tl = await timelines();
+      let report = !target ? tl.active()?.current : undefined;
+      if (!report) {
+        const t = await resolveTarget(target, 'Export HTML Report');
+        if (!t) return undefined;
+        report = tl.get(t.ref.key)?.current ?? (await analyze(t.ref));
+      }
+      if (!report) return undefined;
+      if (to) {
+        await tl.writeHtml(report, to);
+        return to;
+      }
+      const file = await tl.exportHtml(report);
+      if (file) {
+        void vscode.window.showInformationMessage(`Prefix Lens: report written to ${file.fsPath}`, 'Open').then((a) => a && vscode.env.openExternal(file));
+      }
+      return file;
     },
     'prefixLens.showLog': () => log.show(true),
-    'prefixLens.revealInTranscript': async (target?: SessionRef | { path: string; line?: number }) => {
+    'prefixLens.revealInTranscript': async (target?: SessionRef | { path: string; line?: number; row?: string }) => {
       if (!target) return;
+      if (target.path.endsWith('.db')) {
+        // Database rows have no line: say which row instead of opening a binary file.
+        const row = 'row' in target && target.row ? ` (${target.row})` : '';
+        void vscode.window.showInformationMessage(`Prefix Lens: this request is stored in ${target.path}${row}; OpenCode's database is not a text file.`);
+        return;
+      }
       const line = 'line' in target && target.line ? target.line : 1;
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(target.path));
       const pos = new vscode.Position(Math.max(0, line - 1), 0);
@@ -184,7 +240,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   );
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
-  return { activationMs, log, worker, sessions, fleet, diagnostics, toggle, cache, analyze };
+  return { activationMs, log, worker, sessions, fleet, diagnostics, toggle, cache, analyze, timelines };
 }
 
 export function deactivate(): void {

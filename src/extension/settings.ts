@@ -4,6 +4,7 @@
  * (global) value, never the workspace's, and no program is run at all.
  */
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DiscoverOptions } from '../hosts/registry.js';
 import type { RuleOverrides } from './rules.js';
@@ -20,16 +21,16 @@ function read<T>(key: string, restricted: boolean): T {
   return c.get<T>(key) as T;
 }
 
-/** Where to look for sessions: the extension host's environment and home plus the configured folders. */
+/** Where to look for sessions: the extension host's environment and home, plus the configured folders (added to each host's defaults by the worker). */
 export function discoverOptions(): DiscoverOptions {
   const dataDir = read<string>('opencode.dataDir', true);
   return {
     env: { ...process.env },
     home: homedir(),
     paths: {
-      pi: read<string[]>('sessionFolders.pi', true) ?? [],
-      opencode: dataDir ? [dataDir] : [],
-      capture: read<string[]>('captureFolders', true) ?? [],
+      pi: (read<string[]>('sessionFolders.pi', true) ?? []).map(expandHome),
+      opencode: dataDir ? [expandHome(dataDir)] : [],
+      capture: (read<string[]>('captureFolders', true) ?? []).map(expandHome),
     },
   };
 }
@@ -58,4 +59,9 @@ export function fleetPollIntervalMs(): number {
 
 export function diagnosticsEnabled(): boolean {
   return read<boolean>('diagnostics.enabled', false) !== false;
+}
+
+/** `~` and `~/x` → the home directory. */
+function expandHome(p: string): string {
+  return p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
 }

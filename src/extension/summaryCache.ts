@@ -1,7 +1,7 @@
 /**
  * Per-session analysis summaries cached across restarts in `context.globalStorageUri`
  * (`session-summaries.json`). An entry is used only when the session's file still has the same
- * size and mtime AND the same content check (SHA-256 of its first and last 4 KiB), so a file
+ * size, mtime and registry stamp (OpenCode: the session's row counts and update times) AND the same content check (SHA-256 of its first and last 4 KiB), so a file
  * rewritten within the same mtime tick, or copied with its mtime kept, is analyzed again.
  */
 import { createHash } from 'node:crypto';
@@ -48,6 +48,8 @@ export function summarize(r: SessionReport): SessionSummary {
 interface Entry {
   size: number;
   mtimeMs: number;
+  /** The registry's content identity within a shared file (OpenCode rows), when any. */
+  stamp?: string;
   check: string;
   summary: SessionSummary;
 }
@@ -107,7 +109,7 @@ export class SummaryCache {
   async get(ref: SessionRef): Promise<SessionSummary | undefined> {
     await this.load();
     const e = this.entries.get(ref.key);
-    if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs) return this.miss();
+    if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp) return this.miss();
     try {
       if ((await contentCheck(ref.path, ref.size)) !== e.check) return this.miss();
     } catch {
@@ -130,7 +132,7 @@ export class SummaryCache {
     } catch {
       return;
     }
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, check, summary });
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, stamp: ref.stamp, check, summary });
     this.scheduleSave();
   }
 

@@ -6,23 +6,43 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { analyzeSession } from '../core/analyze.js';
-import { discoverSessions, hostEntry, HOSTS } from '../hosts/registry.js';
+import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders, type DiscoverOptions, type SessionRef } from '../hosts/registry.js';
 import { sessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { rulesWithOverrides } from './rules.js';
 import type { WorkerRequest, WorkerResponse } from './workerProtocol.js';
 
+/**
+ * Every host's default locations, plus the configured folders of each host (settings add to the
+ * defaults; the registry's `paths` would replace them). A configured folder that does not exist
+ * is skipped. Deduplicated by key, newest first.
+ */
+async function discover(opts: DiscoverOptions): Promise<SessionRef[]> {
+  const refs = await discoverSessions({ env: opts.env, home: opts.home });
+  for (const [id, paths] of Object.entries(opts.paths ?? {})) {
+    for (const p of paths ?? []) refs.push(...(await findSessions(p, [hostOf(id)]).catch(() => [])));
+  }
+  const seen = new Set<string>();
+  return refs.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.key < b.key ? -1 : 1));
+}
+
 async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   const t0 = performance.now();
   const took = () => Math.round(performance.now() - t0);
   if (msg.op === 'discover') {
-    const refs = await discoverSessions(msg.opts);
+    const refs = await discover(msg.opts);
     const hosts = HOSTS.map((h) => ({ id: h.id, label: h.label }));
     const watchRoots = [...new Set(HOSTS.flatMap((h) => h.watchRoots(msg.opts)))];
     return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
   }
   const rules = rulesWithOverrides(msg.overrides);
-  const sessions = await hostEntry(msg.ref.host).open(msg.ref, { env: msg.env, requestsDir: msg.requestsDir });
+  let sessions;
+  try {
+    sessions = await openRef(msg.ref, { env: msg.env, requestsDir: msg.requestsDir });
+  } finally {
+    // A database stays open between reads only within one job: the next job sees its newest rows.
+    releaseReaders();
+  }
   const reports = sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, rules)), s));
   return { id: msg.id, ok: true, op: 'analyze', sessions: reports, ms: took() };
 }

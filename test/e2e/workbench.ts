@@ -56,13 +56,14 @@ export async function startWorkbench(): Promise<Workbench> {
       await page.waitForSelector(`.monaco-workbench.${THEMES[theme].cls}`, { timeout: 60_000 });
     },
     async widenSideBar(px) {
-      // Drag the sash between the side bar and the editor.
-      const sash = page.locator('.monaco-sash.vertical').first();
-      const box = await sash.boundingBox();
+      // Drag the sash on the side bar's right edge (the grid puts one there, centred on the border).
+      const box = await page.locator('.part.sidebar').boundingBox();
       if (!box) return;
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      const x = box.x + box.width;
+      const y = box.y + box.height / 2;
+      await page.mouse.move(x, y);
       await page.mouse.down();
-      await page.mouse.move(box.x + box.width / 2 + px, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.move(x + px, y, { steps: 8 });
       await page.mouse.up();
     },
     async command(title) {

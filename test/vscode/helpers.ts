@@ -1,5 +1,6 @@
 /** Shared helpers of the extension-host tests. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PrefixLensApi } from '../../src/extension/extension.js';
 
@@ -39,6 +40,12 @@ export async function fileText(path: string, timeoutMs = 30_000): Promise<string
   return readFileSync(path, 'utf8').trim();
 }
 
-/** The Pi fixture sessions as copied into the fixture home (see scripts/test.mjs). */
-export const PI_MAIN = '.pi/agent/sessions/--home-user-pi-lab-main-project--/2026-11-30T08-58-42-973Z_01a22bad-899b-7794-b269-859edc47169f.jsonl';
-export const PI_LONG = '.pi/agent/sessions/--home-user-pi-lab-long-project--/2026-11-30T08-58-43-285Z_01a22bad-8ad4-7346-9aa2-6e9fa31a4b14.jsonl';
+/** The one session file of a Pi fixture folder in the fixture home (file names change when re-recorded). */
+function piFixture(dir: string): string {
+  const rel = `.pi/agent/sessions/${dir}`;
+  const [name] = readdirSync(join(testEnv.home, rel)).filter((n) => n.endsWith('.jsonl'));
+  return `${rel}/${name}`;
+}
+/** The Pi fixture sessions as copied into the fixture home (see scripts/test.mjs), relative to it. */
+export const PI_MAIN = piFixture('--home-user-pi-lab-main-project--');
+export const PI_LONG = piFixture('--home-user-pi-lab-long-project--');

@@ -18,8 +18,8 @@ describe('scale (printed, not asserted against a time)', () => {
       const dir = join(root, `--home-user-generated-project-${p}--`);
       mkdirSync(dir, { recursive: true });
       for (let s = 0; s < 50; s++) {
-        const id = `01a22bad-0000-7000-8000-${String(p * 50 + s).padStart(12, '0')}`;
-        writeFileSync(join(dir, `2026-12-01T00-00-00-000Z_${id}.jsonl`), text.replace('01a22bad-8ad4-7346-9aa2-6e9fa31a4b14', id).replace('/home/user/pi-lab/long/project', `/home/user/generated/project-${p}`));
+        const id = `01a230ec-0000-7000-8000-${String(p * 50 + s).padStart(12, '0')}`;
+        writeFileSync(join(dir, `2026-12-01T00-00-00-000Z_${id}.jsonl`), text.replace(/"id":"[0-9a-f-]{36}"/, `"id":"${id}"`).replace('/home/user/pi-lab/long/project', `/home/user/generated/project-${p}`));
       }
     }
     await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', [root], vscode.ConfigurationTarget.Global);

@@ -40,16 +40,16 @@ describe('Sessions view', () => {
     const a = await api();
     const refs = await a.sessions.sessions();
     const sums = await a.sessions.summariesOf(refs);
-    const got = Object.fromEntries(refs.map((r, i) => [r.host === 'pi' ? r.path.slice(testEnv.home.length + 1) : r.id, [sums[i]?.requests, sums[i]?.breaks]]));
+    const got = Object.fromEntries(refs.map((r, i) => [r.host === 'pi' ? r.path.slice(testEnv.home.length + 1) : r.title, [sums[i]?.requests, sums[i]?.breaks]]));
     assert.deepEqual(got, {
       [PI_MAIN]: [13, 3],
       [PI_LONG]: [8, 1],
-      ses_dd4549ea8ffe0nC3umEXinWuSF: [6, 0],
-      ses_dd4535b75ffejb7OBWwwHWu3Bw: [5, 0],
-      ses_dd45276c7ffeyqJX3kDWYEAGor: [1, 0],
-      ses_dd4520ef3ffeqCPn4xAQB4ZLYu: [9, 2],
-      ses_dd44f39aeffejhFTPJJlcheUtU: [8, 1],
-      ses_dd44db11affeXfE2ZlMH6ZhxlI: [5, 0],
+      'Recorded: Hello, this is turn': [6, 0],
+      'Recorded: Anthropic turn one.': [5, 0],
+      'Scripted subtask (@general subagent)': [1, 0],
+      'Recorded: Compaction session turn one.': [9, 2],
+      'Recorded: Phux v1 turn one.': [8, 1],
+      'Recorded: Phux v2 turn one.': [5, 0],
     });
   });
 
@@ -62,13 +62,13 @@ describe('Sessions view', () => {
     assert.match(String(item.description), /^13 req · 3 breaks · 64% hit · /);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'warning');
     const tip = (item.tooltip as vscode.MarkdownString).value;
-    assert.match(tip, /cache read \| 19,125/);
-    assert.match(tip, /cache write \| 4,993/);
+    assert.match(tip, /cache read \| 19,124/);
+    assert.match(tip, /cache write \| 4,994/);
     assert.match(tip, /uncached \| 5,971/);
-    assert.match(tip, /2,446\*\* tokens, \*\*\$0\.0070/);
-    const basic = refs.find((r) => r.id === 'ses_dd44db11affeXfE2ZlMH6ZhxlI')!;
+    assert.match(tip, /2,445\*\* tokens, \*\*\$0\.0069/);
+    const basic = refs.find((r) => r.title === 'Recorded: Phux v2 turn one.')!;
     const ok = a.sessions.getTreeItem({ kind: 'session', ref: basic });
-    assert.match(String(ok.description), /^5 req · 0 breaks · 97% hit · /);
+    assert.match(String(ok.description), /^5 req · 0 breaks · 96% hit · /);
     assert.equal((ok.iconPath as vscode.ThemeIcon).id, 'pass');
   });
 
@@ -87,7 +87,7 @@ describe('Sessions view', () => {
     // Whole seconds, so setting the same mtime again below is exact.
     utimesSync(copy, 1_796_000_000, 1_796_000_000);
     const st = statSync(copy);
-    const ref = { ...main, key: `pi:${copy}`, path: copy, mtimeMs: st.mtimeMs, size: st.size };
+    const ref = { ...main, key: copy, path: copy, mtimeMs: st.mtimeMs, size: st.size };
     await fresh.set(ref, (await fresh.get(main))!);
     assert.equal((await fresh.get(ref))?.breaks, 3);
     const bytes = readFileSync(copy);
@@ -105,7 +105,7 @@ describe('Sessions view', () => {
     const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-new-project--');
     mkdirSync(dir, { recursive: true });
     const before = a.sessions.lastListing;
-    copyFileSync(join(testEnv.home, PI_LONG), join(dir, '2026-12-01T00-00-00-000Z_01a22bad-0000-7000-8000-000000000001.jsonl'));
+    copyFileSync(join(testEnv.home, PI_LONG), join(dir, '2026-12-01T00-00-00-000Z_01a230ec-0000-7000-8000-000000000001.jsonl'));
     const { until } = await import('./helpers.js');
     await until('the Sessions view to list the new file', async () => a.sessions.lastListing !== before && (await a.sessions.sessions()).length === 9, 20_000);
   });

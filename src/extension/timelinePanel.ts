@@ -1,0 +1,252 @@
+/**
+ * Timeline panels: one WebviewPanel per session showing the Timeline app (dist/webview.js +
+ * dist/webview.css, media/) in the shell of src/report/webviewHtml.ts. Messages are those of
+ * src/protocol.ts, checked with its zod schemas on receipt (the app checks its side). The panel
+ * follows its session file (live tail: re-analyzed when the file grows) and is restored after a
+ * window reload by the WebviewPanelSerializer from the state the app saves.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
+import type { SessionRef } from '../hosts/registry.js';
+import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, type FromWebviewMessage, type ToWebviewMessage } from '../protocol.js';
+import { htmlReport } from '../report/html.js';
+import type { Report, SessionReport } from '../report/json.js';
+import { webviewShellHtml } from '../report/webviewHtml.js';
+import type { Log } from './log.js';
+
+export const VIEW_TYPE = 'prefixLens.timeline';
+
+/** What the panels need from the rest of the extension. */
+export interface TimelineDeps {
+  extensionUri: vscode.Uri;
+  log: Log;
+  /** Analyzes a session; undefined when cancelled. `quiet`: no progress notification (live tail). */
+  analyze(ref: SessionRef, quiet?: boolean): Promise<SessionReport | undefined>;
+  /** The listed session with this key or path (restoring a panel after reload). */
+  find(key: string | undefined, path: string): Promise<SessionRef | undefined>;
+}
+
+class TimelinePanel {
+  private report: SessionReport;
+  private selected: number | undefined;
+  private ready = false;
+  private pendingSelect: number | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private tailTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Loads posted to the webview (for tests of the live tail). */
+  loads = 0;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly ref: SessionRef,
+    report: SessionReport,
+    private readonly deps: TimelineDeps,
+    select: number | undefined,
+    private readonly onDispose: () => void,
+  ) {
+    this.report = report;
+    this.pendingSelect = select;
+    const dist = vscode.Uri.joinPath(deps.extensionUri, 'dist');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [dist] };
+    panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'resources', 'prefix-lens.svg');
+    panel.title = titleOf(report);
+    panel.webview.html = webviewShellHtml({
+      cspSource: panel.webview.cspSource,
+      nonce: randomBytes(18).toString('base64'),
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
+      title: titleOf(report),
+    });
+    this.disposables.push(
+      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    // Live tail: the session's file changing (an agent writing) re-analyzes and reloads the panel.
+    if (ref.host === 'pi' || ref.host === 'opencode') {
+      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirOf(ref.path)), baseOf(ref.path) + (ref.host === 'opencode' ? '*' : '')));
+      this.disposables.push(w, w.onDidChange(() => this.tailSoon()), w.onDidCreate(() => this.tailSoon()));
+    }
+  }
+
+  private post(m: ToWebviewMessage): void {
+    void this.panel.webview.postMessage(m);
+  }
+
+  private load(): void {
+    const report: Report = { version: 1, sessions: [this.report] };
+    const sel = this.pendingSelect;
+    this.pendingSelect = undefined;
+    this.loads++;
+    this.post({ type: MessageType.Load, report, live: true, ...(sel ? { select: { sessionIndex: 0, requestIndex: sel } } : {}) });
+  }
+
+  /** Selects a request (e.g. "Open Timeline at this request"), now or once the app is ready. */
+  select(requestIndex: number): void {
+    if (!this.ready) {
+      this.pendingSelect = requestIndex;
+      return;
+    }
+    this.post({ type: MessageType.Select, ref: { sessionIndex: 0, requestIndex } });
+  }
+
+  get selectedRequest(): number | undefined {
+    return this.selected;
+  }
+
+  get current(): SessionReport {
+    return this.report;
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = FromWebviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.deps.log.warn(`timeline: dropped a message that does not match the protocol: ${parsed.error.message}`);
+      return;
+    }
+    const m: FromWebviewMessage = parsed.data;
+    if (m.type === MessageType.Ready) {
+      this.ready = true;
+      this.load();
+    } else if (m.type === MessageType.Selected) {
+      this.selected = m.ref.requestIndex;
+    } else if (m.type === MessageType.RevealInTranscript) {
+      // Only files of this report: the webview cannot make the extension open anything else.
+      const known = m.file === this.report.path || this.report.requests.some((r) => r.file === m.file);
+      if (!known) {
+        this.deps.log.warn(`timeline: not revealing ${m.file}: not a file of this session`);
+        return;
+      }
+      void vscode.commands.executeCommand('prefixLens.revealInTranscript', { path: m.file, line: m.line, row: m.row });
+    } else if (m.type === MessageType.ExportHtml) {
+      void vscode.commands.executeCommand('prefixLens.exportHtml', this.ref);
+    }
+  }
+
+  private tailSoon(): void {
+    if (this.tailTimer) clearTimeout(this.tailTimer);
+    this.tailTimer = setTimeout(() => void this.tail(), 500);
+  }
+
+  private async tail(): Promise<void> {
+    const { stat } = await import('node:fs/promises');
+    let st;
+    try {
+      st = await stat(this.ref.path);
+    } catch {
+      return;
+    }
+    const ref = { ...this.ref, size: st.size, mtimeMs: st.mtimeMs };
+    const report = await this.deps.analyze(ref, true).catch((e: Error) => {
+      this.deps.log.warn(`timeline: live update of ${ref.path} failed: ${e.message}`);
+      return undefined;
+    });
+    if (!report) return;
+    this.deps.log.info(`timeline: ${ref.path} changed, ${report.requests.length} requests now`);
+    this.report = report;
+    this.panel.title = titleOf(report);
+    if (this.ready) this.load();
+  }
+
+  dispose(): void {
+    if (this.tailTimer) clearTimeout(this.tailTimer);
+    for (const d of this.disposables) d.dispose();
+    this.onDispose();
+  }
+}
+
+function dirOf(p: string): string {
+  return p.slice(0, p.lastIndexOf('/')) || '/';
+}
+function baseOf(p: string): string {
+  return p.slice(p.lastIndexOf('/') + 1);
+}
+function titleOf(r: SessionReport): string {
+  return `Timeline: ${r.title ?? r.id}`;
+}
+
+/** All open Timeline panels, by session key; also the serializer that restores them. */
+export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
+  private readonly panels = new Map<string, TimelinePanel>();
+
+  constructor(private readonly deps: TimelineDeps) {}
+
+  /** The panel of a session, when open. */
+  get(key: string): TimelinePanel | undefined {
+    return this.panels.get(key);
+  }
+
+  /** The panel the user looks at, when it is a Timeline. */
+  active(): TimelinePanel | undefined {
+    return [...this.panels.values()].find((p) => p.panel.active);
+  }
+
+  get size(): number {
+    return this.panels.size;
+  }
+
+  /** Opens (or reveals) the Timeline of a session, at a request when given. */
+  async open(ref: SessionRef, requestIndex?: number): Promise<TimelinePanel | undefined> {
+    const existing = this.panels.get(ref.key);
+    if (existing) {
+      existing.panel.reveal();
+      if (requestIndex) existing.select(requestIndex);
+      return existing;
+    }
+    const report = await this.deps.analyze(ref);
+    if (!report) return undefined;
+    const panel = vscode.window.createWebviewPanel(VIEW_TYPE, titleOf(report), vscode.ViewColumn.Active, { enableScripts: true, enableFindWidget: true });
+    return this.attach(panel, ref, report, requestIndex);
+  }
+
+  private attach(panel: vscode.WebviewPanel, ref: SessionRef, report: SessionReport, select: number | undefined): TimelinePanel {
+    const p = new TimelinePanel(panel, ref, report, this.deps, select, () => this.panels.delete(ref.key));
+    this.panels.set(ref.key, p);
+    this.deps.log.info(`timeline opened: ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}, ${report.requests.length} requests`);
+    return p;
+  }
+
+  /** Restores a panel after a window reload from the state the app saved (re-read from disk, never trusted). */
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const st = WebviewStateSchema.safeParse(state);
+    const ref = st.success ? await this.deps.find(st.data.sessionKey, st.data.sessionPath) : undefined;
+    const report = ref ? await this.deps.analyze(ref, true).catch(() => undefined) : undefined;
+    if (!ref || !report) {
+      this.deps.log.warn('timeline: a panel from the last window could not be restored (its session is gone or unreadable)');
+      panel.dispose();
+      return;
+    }
+    this.attach(panel, ref, report, st.success ? st.data.selected?.requestIndex : undefined);
+  }
+
+  /**
+   * Writes the standalone HTML report of a session (the same app, inlined) where the user picks.
+   * @returns the file written, or undefined when the user cancelled
+   */
+  async exportHtml(report: SessionReport): Promise<vscode.Uri | undefined> {
+    const name = `${(report.title ?? report.id).replace(/[^\w.-]+/g, '-').slice(0, 60)}.prefix-lens.html`;
+    const target = await vscode.window.showSaveDialog({
+      title: 'Export HTML Report',
+      defaultUri: vscode.Uri.joinPath(vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(homedir()), name),
+      filters: { 'HTML report': ['html'] },
+    });
+    if (!target) return undefined;
+    await this.writeHtml(report, target);
+    return target;
+  }
+
+  /** Writes the standalone report of `report` to `target`. */
+  async writeHtml(report: SessionReport, target: vscode.Uri): Promise<void> {
+    // The packaged bundles carry no source-map comment (production build), so they are inlined as they are.
+    const dist = vscode.Uri.joinPath(this.deps.extensionUri, 'dist').fsPath;
+    const [script, style] = await Promise.all([readFile(`${dist}/webview.js`, 'utf8'), readFile(`${dist}/webview.css`, 'utf8')]);
+    const assets = { script, style };
+    await writeFile(target.fsPath, await htmlReport({ version: 1, sessions: [report] }, assets));
+    this.deps.log.info(`HTML report written: ${target.fsPath}`);
+  }
+
+  dispose(): void {
+    for (const p of [...this.panels.values()]) p.panel.dispose();
+  }
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { screenshotsDir, startWorkbench, THEMES, type ThemeName, type Workbench } from './workbench.js';
+
+/** The webview body's theme class VS Code sets for each workbench theme. */
+const BODY_CLASS: Record<ThemeName, string> = { light: 'vscode-light', dark: 'vscode-dark', 'high-contrast': 'vscode-high-contrast' };
+
+describe('Timeline panel in the workbench (code-server + chromium)', () => {
+  let wb: Workbench;
+  before(async () => {
+    wb = await startWorkbench();
+  });
+  after(async () => {
+    await wb?.close();
+  });
+
+  for (const theme of Object.keys(THEMES) as ThemeName[]) {
+    it(`opens the Timeline of the recorded Pi session from the command palette; requests and breaks by accessible name; a break's detail (${theme} theme)`, async () => {
+      await wb.open(theme);
+      await wb.command('Prefix Lens: Focus on Sessions View');
+      await wb.widenSideBar(120);
+      await wb.page.getByRole('treeitem', { name: /pi lab session.*13 req · 3 breaks/ }).waitFor({ timeout: 60_000 });
+      await wb.command('Prefix Lens: Open Timeline…');
+      const input = wb.page.locator('.quick-input-widget input.input').first();
+      await input.fill('pi lab session');
+      await wb.page.locator('.quick-input-widget [role=option]', { hasText: 'pi lab session' }).first().waitFor({ timeout: 30_000 });
+      await wb.page.keyboard.press('Enter');
+
+      const app = wb.webview();
+      await app.locator(`body.${BODY_CLASS[theme]}`).waitFor({ timeout: 60_000 });
+      const requests = app.getByRole('listbox', { name: 'Requests' });
+      await requests.getByRole('option').first().waitFor({ timeout: 60_000 });
+      assert.equal(await requests.getByRole('option').count(), 13);
+      const names = await requests.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      assert.deepEqual(
+        names.filter((n) => /: break/.test(n ?? '')),
+        ['Request 9: break, history-rewritten', 'Request 10: break, history-rewritten, params-changed', 'Request 13: break, history-rewritten'],
+      );
+      assert.equal(names[0], 'Request 1: cold');
+
+      await requests.getByRole('option', { name: 'Request 10: break, history-rewritten, params-changed' }).click();
+      const detail = app.getByRole('region', { name: 'Request detail' });
+      await detail.getByText('Request 10').waitFor({ timeout: 10_000 });
+      const text = await detail.innerText();
+      assert.match(text, /history-rewritten/);
+      assert.match(text, /params-changed/);
+      assert.match(text, /messages\[2\]\.content\[0\]\.text/);
+      await wb.page.mouse.move(1390, 850);
+      await wb.page.waitForTimeout(500);
+      const file = join(screenshotsDir, `timeline-${theme}.png`);
+      await wb.page.screenshot({ path: file });
+      console.log(`      screenshot ${file}`);
+    });
+  }
+});
