@@ -3,6 +3,7 @@
  * standalone HTML report (the report in a JSON data element). Everything received is checked
  * with the protocol's zod schemas; what does not parse is dropped and logged.
  */
+import './zodConfig.js';
 import {
   FromWebviewMessageSchema,
   MessageType,

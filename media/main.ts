@@ -2,6 +2,7 @@
  * Entry of the Timeline webview app (bundled to dist/webview.js). Runs in the VS Code Timeline
  * panel (messages, src/protocol.ts) or in the standalone HTML report (data element).
  */
+import './zodConfig.js';
 import { App } from './app.js';
 import { h } from './dom.js';
 import { standaloneHost, vscodeHost } from './host.js';

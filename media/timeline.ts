@@ -462,19 +462,21 @@ export class Timeline {
         const hash = key ? r.segments[key] : null;
         const y = lane.top + 2 + row * (CHIP + 1);
         if (!hash) return;
+        // The opaque head (tools + system as one block) spans both rows.
+        const hgt = key === 'head' ? 2 * CHIP + 1 : CHIP;
         ctx.fillStyle = chipColor(hash, p);
         const x = i * this.col + 1;
-        ctx.fillRect(x, y, this.col - 2, CHIP);
+        ctx.fillRect(x, y, this.col - 2, hgt);
         const prevHash = prev ? (prev.segments[key!] ?? null) : null;
         if (prevHash !== hash) {
           // The hash changed here: a bar at the chip's left edge.
           ctx.fillStyle = p.fg;
-          ctx.fillRect(x, y, 2, CHIP);
+          ctx.fillRect(x, y, 2, hgt);
         }
         if (key === 'head' && this.col >= 28) {
           ctx.fillStyle = p.chipText;
           ctx.textAlign = 'center';
-          ctx.fillText('head', x + (this.col - 2) / 2, y + CHIP / 2 + 0.5, this.col - 4);
+          ctx.fillText('head', x + (this.col - 2) / 2, y + hgt / 2 + 0.5, this.col - 4);
         }
       });
     }

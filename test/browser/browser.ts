@@ -15,7 +15,7 @@ export const ARTIFACTS = resolve('.tmp/browser');
 /** A browser with a fresh user-data-dir; `close` removes the profile. */
 export interface TestBrowser {
   context: BrowserContext;
-  /** A new page; `pageErrors` collects uncaught exceptions and console errors of every page. */
+  /** A new page; `pageErrors` collects uncaught exceptions, console errors and CSP violations of every page. */
   page(opts?: { colorScheme?: 'light' | 'dark' }): Promise<Page>;
   pageErrors: string[];
   close(): Promise<void>;
@@ -34,6 +34,15 @@ export async function launch(opts: { colorScheme?: 'light' | 'dark'; width?: num
     offline: true,
   });
   const pageErrors: string[] = [];
+  // Anything the CSP blocks (an eval, an injected inline script or handler) is an error too.
+  await context.exposeFunction('__prefixLensCspViolation', (v: string) => pageErrors.push(`csp: ${v}`));
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) =>
+      (window as unknown as { __prefixLensCspViolation(v: string): void }).__prefixLensCspViolation(
+        `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}:${e.columnNumber}`,
+      ),
+    );
+  });
   return {
     context,
     pageErrors,
