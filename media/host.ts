@@ -80,6 +80,7 @@ export function standaloneHost(): Host {
     start(onMessage) {
       const el = document.getElementById(REPORT_ELEMENT_ID);
       if (!el) throw new Error(`no #${REPORT_ELEMENT_ID} element: this page is not a Prefix Lens report`);
+      performance.mark('prefix-lens:parse');
       const report = JSON.parse(el.textContent ?? '') as Report;
       const m = ToWebviewMessageSchema.safeParse({ type: 'load', report, live: false });
       if (!m.success) throw new Error(`the report in this page is not a version-1 Prefix Lens report: ${m.error.message}`);

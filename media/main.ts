@@ -14,7 +14,12 @@ function start(): void {
   document.documentElement.dataset.host = host.kind;
   try {
     const app = new App(root, host);
-    host.start((m) => app.handle(m));
+    // User-timing marks (read by `npm run bench:timeline`): message in hand → rendered.
+    host.start((m) => {
+      performance.mark('prefix-lens:message');
+      app.handle(m);
+      performance.mark('prefix-lens:rendered');
+    });
   } catch (e) {
     root.replaceChildren(h('p', { class: 'pl-error', role: 'alert' }, `Prefix Lens could not show this report: ${(e as Error).message}`));
   }

@@ -7,7 +7,7 @@
  */
 import type { RequestReport, SessionReport } from '../src/report/json.js';
 import { h } from './dom.js';
-import { tokens as fmtTokens } from './format.js';
+import { duration as fmtDuration, tokens as fmtTokens } from './format.js';
 import { verdictStyle } from './verdicts.js';
 
 /** Lane heights (CSS px), top to bottom. */
@@ -16,11 +16,12 @@ const TOKENS = 72;
 const CHIP = 11;
 const CHIPS = CHIP * 3 + 4;
 const VERDICT = 28;
+const CAUSE = 16;
 const GAP = 26;
 const PHUX = 30;
 const PERSONA = 22;
 /** Options rendered beyond each side of the visible columns. */
-const OVERSCAN = 160;
+const OVERSCAN = 48;
 /** Column width bounds (CSS px). */
 const MIN_COL = 14;
 const MAX_COL = 44;
@@ -29,7 +30,7 @@ const GAP_SCALE = 1.5;
 
 /** One lane: its label, top and height inside the track. */
 export interface Lane {
-  id: 'axis' | 'tokens' | 'chips' | 'verdict' | 'gap' | 'phux' | 'persona';
+  id: 'axis' | 'tokens' | 'chips' | 'verdict' | 'cause' | 'gap' | 'phux' | 'persona';
   label: string;
   top: number;
   height: number;
@@ -109,6 +110,24 @@ export class Timeline {
       }
     });
     this.listbox.addEventListener('keydown', (e) => this.onKey(e));
+    // A vertical wheel scrolls the lanes sideways (they only scroll that way).
+    this.scroller.addEventListener(
+      'wheel',
+      (e) => {
+        if (Math.abs(e.deltaY) <= Math.abs(e.deltaX) || this.scroller.scrollWidth <= this.scroller.clientWidth) return;
+        this.scroller.scrollLeft += e.deltaY;
+        e.preventDefault();
+      },
+      { passive: false },
+    );
+    this.canvas.addEventListener('mousemove', (e) => {
+      const rect = this.canvas.getBoundingClientRect();
+      const pos = Math.floor((e.clientX - rect.left + this.scroller.scrollLeft) / this.col);
+      const y = e.clientY - rect.top;
+      const lane = this.lanes.find((l) => y >= l.top && y < l.top + l.height);
+      const text = pos >= 0 && pos < this.view.length && lane ? this.hoverText(lane.id, pos) : '';
+      if (this.canvas.title !== text) this.canvas.title = text;
+    });
     new ResizeObserver(() => this.layout()).observe(this.scroller);
   }
 
@@ -184,6 +203,7 @@ export class Timeline {
     add('tokens', 'Prompt tokens', TOKENS);
     add('chips', 'Prefix hash', CHIPS);
     add('verdict', 'Verdict', VERDICT);
+    add('cause', 'Cause', CAUSE);
     add('gap', 'Gap / TTL', GAP);
     if (s.phux && s.phux.messages.length) add('phux', 'phux context', PHUX);
     if (s.persona && s.persona.events.length) add('persona', 'Persona', PERSONA);
@@ -202,6 +222,40 @@ export class Timeline {
     this.listbox.style.top = `${v.top}px`;
     this.listbox.style.height = `${v.height}px`;
     this.track.style.height = `${top}px`;
+  }
+
+  /** Tooltip of a lane at a column (plain text; shown by the browser). */
+  private hoverText(lane: Lane['id'], pos: number): string {
+    const r = this.view[pos];
+    const head = `#${r.index} ${r.verdict}`;
+    switch (lane) {
+      case 'axis':
+        return `${head} · ${r.time ?? 'time unknown'} · ${r.provider}/${r.model}`;
+      case 'tokens': {
+        const exp = r.expectedRead !== null ? `; expected read ~${fmtTokens(r.expectedRead)} (estimated)` : '';
+        if (r.usage) return `${head}: read ${fmtTokens(r.usage.cacheRead)}, written ${fmtTokens(r.usage.cacheWrite)}, uncached ${fmtTokens(r.usage.uncached)} (reported)${exp}`;
+        return `${head}: ~${fmtTokens(r.promptTokens)} prompt tokens (estimated; no usage recorded)${exp}`;
+      }
+      case 'chips':
+        return `${head}: ${r.segmentTable.map((t) => `${t.segment} ${t.hash ?? '—'}${t.status ? ` (${t.status})` : ''}`).join(' · ') || 'no prefix known'}`;
+      case 'cause':
+        return r.causes.length ? `${head}: ${r.causes.map((c) => `${c.kind}${c.certainty === 'likely' ? ' (likely)' : ''}: ${c.detail}`).join('; ')}` : `${head}: no cause`;
+      case 'gap':
+        return r.gapMs !== null ? `${head}: ${fmtDuration(r.gapMs)} after #${r.matched}; its entry's TTL ${fmtDuration(r.ttlMs)}` : `${head}: no earlier entry compared`;
+      case 'phux': {
+        const msgs = this.phuxAt.get(pos) ?? [];
+        const bad = new Map((this.session?.phux?.violations ?? []).map((v) => [v.line, v]));
+        return msgs.length
+          ? msgs
+              .map((m) => `${m.kind} seq ${m.seq}${m.baseSeq !== undefined ? ` (base_seq ${m.baseSeq})` : ''}, ${m.bytes} B, ${m.panes} pane(s)${bad.has(m.line) ? ` — ADR-0067 ${bad.get(m.line)!.rule}: ${bad.get(m.line)!.message}` : ''}`)
+              .join('\n')
+          : `${head}: no phux context message`;
+      }
+      case 'persona':
+        return (this.personaAt.get(pos) ?? []).map((ev) => `persona ${ev.kind}${ev.hash ? ` ${ev.hash}` : ''}: ${ev.detail}`).join('\n') || `${head}: no persona event`;
+      default:
+        return head;
+    }
   }
 
   private lane(id: Lane['id']): Lane | undefined {
@@ -250,50 +304,53 @@ export class Timeline {
     return [first, last];
   }
 
-  /** Keeps option elements for the visible window (± OVERSCAN, and the selection). */
+  /**
+   * Keeps option elements for the visible window (± OVERSCAN, and the selection). Elements that
+   * leave the window are reused for the ones that enter it (a jump of a screen swaps ~100 options
+   * per frame without creating or removing elements).
+   */
   private renderOptions(): void {
     const [first, last] = this.visibleRange();
     const from = Math.max(0, first - OVERSCAN);
     const to = Math.min(this.view.length - 1, last + OVERSCAN);
+    const free: HTMLElement[] = [];
     for (const [pos, el] of this.rendered) {
       if ((pos < from || pos > to) && pos !== this.selected) {
-        el.remove();
         this.rendered.delete(pos);
+        free.push(el);
       }
     }
-    const frag = document.createDocumentFragment();
+    let frag: DocumentFragment | null = null;
     const add = (pos: number) => {
       if (pos < 0 || pos >= this.view.length || this.rendered.has(pos)) return;
-      const el = this.option(pos);
+      let el = free.pop();
+      if (!el) {
+        el = h('div', { role: 'option' });
+        (frag ??= document.createDocumentFragment()).appendChild(el);
+      }
+      this.fillOption(el, pos);
       this.rendered.set(pos, el);
-      frag.appendChild(el);
     };
     for (let pos = from; pos <= to; pos++) add(pos);
     if (this.selected >= 0) add(this.selected);
-    if (frag.childNodes.length) this.listbox.appendChild(frag);
+    for (const el of free) el.remove();
+    if (frag) this.listbox.appendChild(frag);
   }
 
-  private option(pos: number): HTMLElement {
+  /** Makes `el` the option of the request at view position `pos`. */
+  private fillOption(el: HTMLElement, pos: number): void {
     const r = this.view[pos];
-    const style = verdictStyle(r.verdict);
-    const el = h(
-      'div',
-      {
-        role: 'option',
-        id: `pl-req-${this.sessionIndex}-${r.index}`,
-        class: `pl-mark pl-v-${r.verdict}${r.kind !== 'agent' ? ' pl-side' : ''}`,
-        'aria-label': optionName(r),
-        'aria-selected': String(pos === this.selected),
-        'aria-setsize': this.view.length,
-        'aria-posinset': pos + 1,
-        'data-pos': pos,
-      },
-      style.glyph,
-    );
+    el.id = `pl-req-${this.sessionIndex}-${r.index}`;
+    el.className = `pl-mark pl-v-${r.verdict}${r.kind !== 'agent' ? ' pl-side' : ''}`;
+    el.setAttribute('aria-label', optionName(r));
+    el.setAttribute('aria-selected', String(pos === this.selected));
+    el.setAttribute('aria-setsize', String(this.view.length));
+    el.setAttribute('aria-posinset', String(pos + 1));
+    el.dataset.pos = String(pos);
+    el.textContent = verdictStyle(r.verdict).glyph;
     el.title = `#${r.index} ${r.verdict}: ${r.reason}`;
     el.style.left = `${pos * this.col}px`;
     el.style.width = `${this.col}px`;
-    return el;
   }
 
   private onKey(e: KeyboardEvent): void {
@@ -385,6 +442,7 @@ export class Timeline {
     this.drawAxis(ctx, p, first, last);
     this.drawTokens(ctx, p, first, last);
     this.drawChips(ctx, p, first, last);
+    this.drawCauses(ctx, p, first, last);
     this.drawGaps(ctx, p, first, last);
     this.drawPhux(ctx, p, first, last);
     this.drawPersona(ctx, p, first, last);
@@ -482,6 +540,26 @@ export class Timeline {
     }
   }
 
+  private drawCauses(ctx: CanvasRenderingContext2D, p: Palette, first: number, last: number): void {
+    const lane = this.lane('cause')!;
+    const y = lane.top + lane.height / 2;
+    ctx.textAlign = 'center';
+    for (let i = first; i <= last; i++) {
+      const r = this.view[i];
+      const c = r.causes[0];
+      if (!c) continue;
+      const lossy = r.verdict === 'break' || r.verdict === 'ttl-expired' || r.verdict === 'unexplained-miss';
+      ctx.fillStyle = lossy && c.certainty === 'certain' ? p.bad : p.muted;
+      const x = i * this.col + this.col / 2;
+      if (this.col >= 28) ctx.fillText(`${CAUSE_SHORT[c.kind] ?? c.kind}${c.certainty === 'likely' ? '?' : ''}`, x, y, this.col - 2);
+      else {
+        ctx.beginPath();
+        ctx.arc(x, y, 2.5, 0, Math.PI * 2);
+        ctx.fill();
+      }
+    }
+  }
+
   private drawGaps(ctx: CanvasRenderingContext2D, p: Palette, first: number, last: number): void {
     const lane = this.lane('gap')!;
     const base = lane.top + lane.height - 3;
@@ -555,6 +633,19 @@ export class Timeline {
   }
 }
 
+/** Short cause names for the cause lane (the detail and the option names use the full kind). */
+const CAUSE_SHORT: Record<string, string> = {
+  'system-changed': 'system',
+  'tools-changed': 'tools',
+  'history-rewritten': 'history',
+  'representation-only': 'repr',
+  'volatile-value': 'volatile',
+  'params-changed': 'params',
+  'model-switch': 'model',
+  'phux-context-in-head': 'phux',
+  'persona-drift': 'persona',
+};
+
 /** The option's accessible name: `Request N: <verdict>`, then the causes (likely ones marked). */
 export function optionName(r: RequestReport): string {
   const causes = r.causes.map((c) => `${c.kind}${c.certainty === 'likely' ? ' (likely)' : ''}`);
@@ -566,10 +657,4 @@ export function optionName(r: RequestReport): string {
 function chipColor(hash: string, p: Palette): string {
   const hue = parseInt(hash.slice(0, 6), 16) % 360;
   return `hsl(${hue} ${p.chipSat}% ${p.chipLight}%)`;
-}
-
-/** Tooltip text of a token bar (kept for the detail's summary line). */
-export function tokenSummary(r: RequestReport): string {
-  if (!r.usage) return `~${fmtTokens(r.promptTokens)} prompt tokens (estimated)`;
-  return `read ${fmtTokens(r.usage.cacheRead)} · write ${fmtTokens(r.usage.cacheWrite)} · uncached ${fmtTokens(r.usage.uncached)}`;
 }

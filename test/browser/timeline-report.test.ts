@@ -76,7 +76,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.close();
   });
 
-  it('marks the breaks where the recording has them: #11 (compaction, step 8), #13 (branch, step 9), #16 (back on fake-gpt after the branch)', async () => {
+  it('marks the breaks where the recording has them: #11 (compaction, step 8), #13 (branch, step 9), #16 (back on gpt-5 after the branch)', async () => {
     const page = await browser.page();
     await page.goto(pathToFileURL(piMain).href);
     const breaks = page.getByRole('option', { name: /^Request \d+: break/ });
@@ -147,6 +147,25 @@ describe('timeline report in Chromium (recorded sessions)', function () {
       assert.match((await page.getByRole('region', { name: 'Request detail' }).getByRole('heading', { level: 2 }).textContent())!, new RegExp(`Request ${n}$`));
     }
     assert.equal(await page.getByRole('status').textContent(), 'No later break.');
+    await page.close();
+  });
+
+  it('hovering the lanes of break #11 tells its tokens (reported), cause and gap vs TTL', async () => {
+    const page = await browser.page();
+    await page.goto(pathToFileURL(piMain).href);
+    const r = report.sessions[0].requests[10];
+    const opt = (await page.getByRole('option', { name: /^Request 11: break/ }).boundingBox())!;
+    const canvas = (await page.locator('canvas').boundingBox())!;
+    const at = async (y: number) => {
+      await page.mouse.move(opt.x + opt.width / 2, canvas.y + y);
+      return page.locator('canvas').getAttribute('title');
+    };
+    const n = (x: number) => x.toLocaleString('en-US');
+    // Lanes: axis 16 px, tokens 72, chips 37, verdict 28, cause 16, gap 26.
+    assert.equal(await at(16 + 36), `#11 break: read ${n(r.usage!.cacheRead)}, written ${n(r.usage!.cacheWrite)}, uncached ${n(r.usage!.uncached)} (reported); expected read ~${n(r.expectedRead!)} (estimated)`);
+    assert.equal(await at(16 + 72 + 37 + 28 + 8), `#11 break: history-rewritten: ${r.causes[0].detail}`);
+    assert.ok(r.gapMs! < 60_000 && r.ttlMs === 300_000 && r.matched === 8);
+    assert.equal(await at(16 + 72 + 37 + 28 + 16 + 13), `#11 break: ${Math.round(r.gapMs! / 1000)} s after #8; its entry's TTL 5 min`);
     await page.close();
   });
 

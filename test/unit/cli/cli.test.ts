@@ -164,6 +164,42 @@ describe('prefix-lens CLI', () => {
     }
   });
 
+  it('--html works for every input analyze accepts: the data element holds what --json prints', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-cli-'));
+    try {
+      const piFile = join(PI_MAIN, readdirSync(PI_MAIN).find((f) => f.endsWith('.jsonl'))!);
+      const first = JSON.parse((await run(['analyze', 'test/fixtures/opencode/opencode.db', '--json'])).out) as Report;
+      const cases: Array<[string, string[], number[]]> = [
+        ['Pi session file (reconstructed)', [piFile], [13]],
+        ['Pi session folder with --requests (wire)', [PI_MAIN, '--requests', 'test/fixtures/pi/main/requests'], [16]],
+        ['OpenCode data dir', ['test/fixtures/opencode'], first.sessions.map((s) => s.requests.length)],
+        ['opencode.db', ['test/fixtures/opencode/opencode.db'], first.sessions.map((s) => s.requests.length)],
+        [`opencode:<id>`, [`opencode:${first.sessions[0].id}`], [first.sessions[0].requests.length]],
+        ['captured bodies folder', ['test/fixtures/pi/main/requests'], [16]],
+      ];
+      for (const [name, args, counts] of cases) {
+        const file = join(dir, 'r.html');
+        const env = args[0].startsWith('opencode:') ? { OPENCODE_DB: resolve('test/fixtures/opencode/opencode.db') } : {};
+        const saved = { ...process.env };
+        Object.assign(process.env, env);
+        try {
+          const h = await run(['analyze', ...args, '--html', file]);
+          assert.equal(h.code, 0, `${name}: ${h.err}`);
+          const j = await run(['analyze', ...args, '--json']);
+          const data = readFileSync(file, 'utf8').match(/<script type="application\/json" id="prefix-lens-report">([^]*?)<\/script>/)![1];
+          const report = JSON.parse(data) as Report;
+          assert.deepEqual(report, JSON.parse(j.out), name);
+          assert.deepEqual(report.sessions.map((s) => s.requests.length), counts, name);
+        } finally {
+          process.env = saved;
+        }
+      }
+      assert.deepEqual(first.sessions.map((s) => s.requests.length), [6, 5, 1, 9, 8, 5]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('--html - writes the report to stdout; an unwritable FILE is a usage error (2)', async () => {
     const { code, out } = await run(['analyze', PI_MAIN, '--html', '-']);
     assert.equal(code, 0);
