@@ -233,6 +233,13 @@ export class App {
         stat('Break cost', usd(t.costUSD)),
         stat('Evidence', evidenceWords(s.evidence, s.requests.some((r) => r.segments.head !== null))),
         stat('Models', s.models.join(', ') || '—'),
+        s.persona
+          ? stat(
+              'Persona snapshot',
+              `${s.persona.snapshot.state}${s.persona.snapshot.hash ? ` ${s.persona.snapshot.hash}` : ''} · ${s.persona.verdict}`,
+              s.persona.snapshot.botSlug ? `bot ${s.persona.snapshot.botSlug}${s.persona.snapshot.takenAt ? `, taken ${s.persona.snapshot.takenAt}` : ''}` : undefined,
+            )
+          : null,
       ),
       diagBlock,
     );

@@ -181,7 +181,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
   if (persona.length) {
     parts.push(
       h('h3', null, 'Persona snapshot'),
-      h('ul', { class: 'pl-list' }, ...persona.map((e) => h('li', e.kind === 'drift' || e.kind === 'memory-head' ? { class: 'pl-bad' } : null, `${e.kind}`, e.hash ? ` ${e.hash}` : '', e.detail ? `: ${e.detail}` : '', ` · line ${e.line}`))),
+      h('ul', { class: 'pl-list' }, ...persona.map((e) => h('li', e.kind === 'drift' || e.kind === 'memory-head' ? { class: 'pl-bad' } : null, `${e.kind}`, e.hash ? ` ${e.hash}` : '', e.detail ? `: ${e.detail}` : '', e.offset !== undefined ? ` · at byte ${e.offset.toLocaleString('en-US')} of the system prompt` : '', ` · line ${e.line}`))),
     );
     // The persona section's changed bytes (drift, refresh, re-own), as the break's are shown.
     for (const e of persona) {

@@ -77,7 +77,12 @@ describe('timeline: untrusted strings stay text (XSS)', function () {
     assert.ok(s.phux, 'the Pi main recording carries a phux context stream');
     const m = s.phux!.messages.find((x) => x.request === 9)!;
     s.phux!.violations.push({ rule: 'invalid-message', line: m.line, message: `pane label ${P.img} ${P.script}` });
-    s.persona = { events: [{ request: 9, line: 30, kind: 'drift', hash: 'abcdef012345', detail: `persona ${P.style}` }] };
+    s.persona = {
+      snapshot: { state: 'body', hash: 'abcdef012345', takenAt: null, botSlug: `bot${P.svg}`, bytes: 10 },
+      verdict: 'drift',
+      events: [{ request: 9, line: 30, kind: 'drift', hash: 'abcdef012345', detail: `persona ${P.style}`, offset: 3, before: `soul ${P.iframe}`, after: `soul ${P.img}` }],
+      notes: [],
+    };
     file = join(artifacts('reports'), 'xss.html');
     writeFileSync(file, await htmlReport(report, loadWebviewAssets('dist')));
     browser = await launch();
@@ -109,6 +114,8 @@ describe('timeline: untrusted strings stay text (XSS)', function () {
       ['tool name', `bash${P.img}`],
       ['phux label', `pane label ${P.img} ${P.script}`],
       ['persona', `persona ${P.style}`],
+      ['persona before', `soul ${P.iframe}`],
+      ['persona after', `soul ${P.img}`],
       ['diagnostic', `diagnostic ${P.svg}`],
       ['note', `note ${P.style}`],
       ['error', `error ${P.script}`],
