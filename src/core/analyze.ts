@@ -73,8 +73,8 @@ export interface SessionAnalysis {
   requests: RequestAnalysis[];
   /**
    * Token estimate from canonical bytes, calibrated on the session's observed usage:
-   * tokens ≈ base[lineage] + perByte·bytes. `base` absorbs what the bytes do not cover (the opaque
-   * head in reconstructed mode), so it is per lineage; `calibrated` is false when no usage was seen.
+   * tokens ≈ base[kind|lineage] + perByte·bytes. `base` absorbs what the bytes do not cover (the opaque
+   * head in reconstructed mode), so it is per lineage and request kind; `calibrated` is false when no usage was seen.
    */
   tokenModel: { base: Record<string, number>; perByte: number; calibrated: boolean };
   totals: {
@@ -128,7 +128,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
 
   for (const req of session.requests) {
     const key = lineageKey(req);
-    const base = ownGet(tokenModel.base, key) ?? 0;
+    const base = ownGet(tokenModel.base, calibrationKey(req)) ?? 0;
     const tokensAt: TokensAt = (n, extraBytes = 0) => {
       const bytes = (n ? n.bytesThrough : 0) + extraBytes;
       return bytes > 0 ? Math.round(base + tokenModel.perByte * bytes) : 0;
@@ -422,6 +422,15 @@ export function lineageKey(req: LlmRequest): string {
 }
 
 /**
+ * Key of a request's token-model base: its kind and lineage. Requests of one lineage but another
+ * kind have another head (a summary's compaction prompt, a title prompt), which the bytes of an
+ * opaque head do not show, so each kind gets its own base.
+ */
+function calibrationKey(req: LlmRequest): string {
+  return `${req.kind}|${lineageKey(req)}`;
+}
+
+/**
  * Whether the response of `req` had started by `now` (ms): `done` when it had (or when the times
  * needed are unknown: requests are then taken as sequential), `in-flight` when `now` is before
  * its response started (`responseStartMs`), `maybe` when `now` is before its response ended
@@ -689,7 +698,7 @@ function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
     if (!r.usage || !r.tail || r.error) continue;
     const y = promptOf(r.usage);
     if (y <= 0) continue;
-    const key = lineageKey(r);
+    const key = calibrationKey(r);
     if (!byLineage.has(key)) byLineage.set(key, []);
     byLineage.get(key)!.push([r.tail.bytesThrough, y]);
   }
