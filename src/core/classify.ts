@@ -284,6 +284,13 @@ function toolsCause(entry: BlockNode, request: BlockNode): Cause {
   if (removed.length) parts.push(`removed ${removed.join(', ')}`);
   if (!added.length && !removed.length && oldNames.join('\0') !== newNames.join('\0')) {
     parts.push(`reordered: ${oldNames.join(', ')} → ${newNames.join(', ')}`);
+    // A reorder can hide an edit of a tool in the same request: compare each tool by name.
+    const byName = new Map(oldTools.map((t) => [toolName(t), t]));
+    const edited = newTools.filter((t) => Buffer.compare(t.bytes, byName.get(toolName(t))?.bytes ?? t.bytes) !== 0);
+    const keyOrder = edited.filter((t) => sameIgnoringKeyOrder(parse(t.bytes), parse(byName.get(toolName(t))!.bytes)));
+    const schema = edited.filter((t) => !keyOrder.includes(t));
+    if (keyOrder.length) parts.push(`key order only in ${keyOrder.map(toolName).join(', ')}`);
+    if (schema.length) parts.push(`schema bytes of ${schema.map(toolName).join(', ')}`);
   }
   if (!parts.length) {
     // Each changed tool on its own: one tool re-keyed and another edited are two different things.

@@ -26,3 +26,21 @@ describe('review: tools re-keyed and edited in one request', () => {
     assert.deepEqual(r.causes.map((c) => `${c.kind}: ${c.detail}`), ['tools-changed: key order only in bash; schema bytes of edit']);
   });
 });
+
+describe('review: a tools reorder with an edit in the same request', () => {
+  it('write and edit swapped, read re-described: the reorder and the schema change both named (was: the reorder only)', async () => {
+    const dir = captureDir(PI_MAIN, [
+      ['002-openai-completions'],
+      [
+        '003-openai-completions',
+        (b) => {
+          [b.tools[2], b.tools[3]] = [b.tools[3], b.tools[2]];
+          b.tools[0].function.description += ' (changed)';
+        },
+      ],
+    ]);
+    const r = analyzeSession(await readCaptureSession(dir)).requests[1];
+    assert.deepEqual([r.break!.segment, r.break!.blockIndex], ['tools', 0]);
+    assert.deepEqual(r.causes.map((c) => `${c.kind}: ${c.detail}`), ['tools-changed: reordered: read, bash, edit, write → read, bash, write, edit; schema bytes of read']);
+  });
+});
