@@ -86,12 +86,16 @@ function textOfParts(content: unknown): string {
   return content.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('');
 }
 
-/** Source event ids named by a notice text (`[Source Event <id>]`) or its source record. */
+/** `[Source Event <id>]` in an Inbox notice (BotHarness: "Host lifecycle notice [Source Event …]"). */
+const SOURCE_EVENT = /\[Source Event ([^\]\s]+)\]/g;
+
+/** Source event ids of known memory changes a notice names (`[Source Event <id>]`) or its source record. */
 function noticeIds(text: string, source: unknown, known: Map<string, MemoryChange>): string[] {
+  if (!known.size) return [];
   const ids = new Set<string>();
   const s = source as { sourceEventId?: unknown } | undefined;
   if (s && typeof s.sourceEventId === 'string' && known.has(s.sourceEventId)) ids.add(s.sourceEventId);
-  for (const id of known.keys()) if (text.includes(id)) ids.add(id);
+  for (const m of text.matchAll(SOURCE_EVENT)) if (known.has(m[1])) ids.add(m[1]);
   return [...ids];
 }
 
@@ -196,6 +200,13 @@ export function normalizeDsh(read: DshRead, memoryChanges: MemoryChange[] = []):
       case 'step/start': {
         const d = ev.data as { turn?: unknown; step?: unknown } | undefined;
         stepTime.set(`${d?.turn}:${d?.step}`, ev.time);
+        break;
+      }
+      case 'request/context': {
+        // `{provider, model, contextWindow?}`: the route when no header names one (BotHarness usage.ts).
+        const d = ev.data as { provider?: unknown; model?: unknown } | undefined;
+        if (typeof d?.provider === 'string' && !head.provider) head.provider = d.provider;
+        if (typeof d?.model === 'string' && !head.model) head.model = d.model;
         break;
       }
       case 'session/title': {

@@ -47,6 +47,7 @@ const USED_TYPES = new Set([
   'compaction/summary',
   'compaction/end',
   'session/title',
+  'request/context',
   'turn/start',
   'step/start',
 ]);

@@ -140,7 +140,6 @@ export const QUIET_TYPES = new Set([
   'step/start',
   'step/end',
   'tool/call',
-  'request/context',
   'compaction/start',
   'compaction/prune',
   'approval/asked',

@@ -94,6 +94,15 @@ describe('DSH session log reader', () => {
     assert.deepEqual(normalizeDsh(await readDshLog(v3)).persona.map((q) => q.headerReason), ['initial', null, 'system/message replace']);
   });
 
+  it('without a request/header, the route comes from request/context; the head stays opaque', async () => {
+    const b = new LogBuilder('bh-ctx');
+    b.ev('request/context', { provider: 'deepseek-official', model: 'deepseek-v4-pro', contextWindow: 1000000 });
+    b.user('Hi.');
+    b.ev('assistant/message', { turn: 1, step: 1, content: [{ type: 'text', text: 'Hi.' }], usage: { inputTokens: 90, outputTokens: 2 } }, { surfaceOp: 'append' });
+    const s = await readBotHarnessSession(writeLog(built.main, CWD_DIR, 'bh-ctx', b.bytes()));
+    assert.deepEqual(s.requests.map((r) => [r.provider, r.model, r.source.line, r.notes.length]), [['deepseek-official', 'deepseek-v4-pro', 5, 2]]);
+  });
+
   it('an unknown event type: an info diagnostic at its line and a count, the rest read', async () => {
     const s = await readBotHarnessSession(built.logs['bh-stable']);
     assert.deepEqual(s.ignored, { 'telemetry/ping': 1 });
