@@ -153,7 +153,7 @@ export function normalizeDsh(read: DshRead, memoryChanges: MemoryChange[] = []):
     return node;
   };
   const addMessage = (m: Msg) => {
-    const all = allMessages().length;
+    const all = head.messagePrefix.length + (summary !== null ? 1 : 0) + messages.length;
     messages.push(m);
     if (!dirty) for (const b of messageBlocks(all, path(all), m.obj, m.origin)) node = new BlockNode(node, b);
   };
