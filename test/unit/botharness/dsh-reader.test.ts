@@ -100,7 +100,7 @@ describe('DSH session log reader', () => {
     b.user('Hi.');
     b.ev('assistant/message', { turn: 1, step: 1, content: [{ type: 'text', text: 'Hi.' }], usage: { inputTokens: 90, outputTokens: 2 } }, { surfaceOp: 'append' });
     const s = await readBotHarnessSession(writeLog(built.main, CWD_DIR, 'bh-ctx', b.bytes()));
-    assert.deepEqual(s.requests.map((r) => [r.provider, r.model, r.source.line, r.notes.length]), [['deepseek-official', 'deepseek-v4-pro', 5, 2]]);
+    assert.deepEqual(s.requests.map((r) => [r.provider, r.model, r.source.line, r.notes?.length]), [['deepseek-official', 'deepseek-v4-pro', 5, 2]]);
   });
 
   it('an unknown event type: an info diagnostic at its line and a count, the rest read', async () => {
