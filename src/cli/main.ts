@@ -10,15 +10,17 @@ import { parseArgs } from 'node:util';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { analyzeRefCached, defaultCacheDir } from '../cache/results.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
-import type { SessionRef } from '../hosts/registry.js';
+import { resolveArg, type SessionRef } from '../hosts/registry.js';
+import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
+import { watchSessions } from './watch.js';
 import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers.js';
 import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
 
 const USAGE = `usage:
-  prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE] [--no-cache]
+  prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE] [--no-cache] [--watch]
   prefix-lens check [path…] [--requests DIR] [--no-cache]
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
 
@@ -164,6 +166,7 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
         html: { type: 'string' },
         requests: { type: 'string' },
         'no-cache': { type: 'boolean' },
+        watch: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     });
@@ -190,6 +193,34 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
     }
   }
   const inputs = await inputsOf(args.positionals, args.values.requests, root);
+  if (args.values.watch) {
+    if (command !== 'analyze' || args.values.html !== undefined || args.values.requests) {
+      err(`prefix-lens: --watch is an option of analyze, without --html or --requests\n${USAGE}`);
+      return 2;
+    }
+    const refs: SessionRef[] = [];
+    for (const input of inputs) {
+      try {
+        refs.push(...(await resolveArg(input.path, { env: process.env, home: homedir() })));
+      } catch (e) {
+        err(`prefix-lens: ${safe((e as Error).message)}`);
+      }
+    }
+    if (!refs.length) {
+      err('prefix-lens: --watch: no sessions found');
+      return 2;
+    }
+    const stop = new AbortController();
+    const end = () => stop.abort();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+    try {
+      return await watchSessions(refs, { json: args.values.json === true, out, err, signal: stop.signal });
+    } finally {
+      process.off('SIGINT', end);
+      process.off('SIGTERM', end);
+    }
+  }
   let errors = 0;
   let count = 0;
   const bad: SessionReport[] = [];

@@ -46,6 +46,53 @@ function causeText(r: RequestReport): string {
 
 const HEAD = ['#', 'time', 'model', 'read', 'write', 'uncached', 'prefix', 'verdict', 'break', 'cost', 'cause'];
 
+/** The model column's text: the id, with the kind for requests besides the agent loop. */
+function modelText(r: RequestReport): string {
+  return safe(r.model) + (r.kind === 'agent' ? '' : ` (${r.kind})`);
+}
+
+/** Width of the model column for these requests: the longest model text, within 22..40. */
+export function modelWidthOf(requests: RequestReport[]): number {
+  return Math.min(40, Math.max(22, ...requests.map((r) => modelText(r).length)));
+}
+
+/** The header row of the request table. */
+export function headerRow(modelWidth: number): string {
+  return [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], modelWidth), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 22), pad(HEAD[9], 9, true), HEAD[10]].join(' ');
+}
+
+/** One request: its row, then the break's location and bytes and the error, when any. */
+export function renderRequest(r: RequestReport, modelWidth: number, out: (line: string) => void): void {
+  const u = r.usage;
+  out(
+    [
+      pad(String(r.index), 4, true),
+      pad(time(r.time), 8),
+      pad(modelText(r), modelWidth),
+      pad(tokens(u?.cacheRead), 7, true),
+      pad(tokens(u?.cacheWrite), 7, true),
+      pad(tokens(u?.uncached), 8, true),
+      pad(r.prefixHash ?? '-', 12),
+      pad(r.verdict + (r.error ? '!' : ''), 16),
+      pad(safe(breakText(r)), 22),
+      pad(usd(r.costUSD), 9, true),
+      safe(causeText(r)),
+    ].join(' '),
+  );
+  if (r.break && r.break.segment !== 'params') {
+    const vs = r.matched ? ` (vs #${r.matched})` : '';
+    const reads =
+      r.observedRead !== null && r.expectedRead !== null ? `; read ${r.observedRead}, expected ~${r.expectedRead}` : '';
+    const lost = r.lostTokens ? `; ~${r.lostTokens} tokens re-billed` : '';
+    out(`${' '.repeat(14)}at ${safe(r.break.path)}${vs}${reads}${lost}`);
+    if (r.break.before || r.break.after) {
+      out(`${' '.repeat(14)}before: ${safe(r.break.before)}`);
+      out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
+    }
+  }
+  if (r.error) out(`${' '.repeat(14)}error: ${safe(r.error).slice(0, 160)}`);
+}
+
 /** Renders one session: header, one row per request, totals, diagnostics. */
 export function renderSession(s: SessionReport, out: (line: string) => void): void {
   out(`${s.host} session ${safe(s.id)}${s.title ? ` "${safe(s.title)}"` : ''}`);
@@ -58,41 +105,9 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
   for (const [n, c] of counts) if (c > 1 || s.requests.length === 1) out(`  note: ${safe(n)}`);
   out('');
   // The model column fits the longest model id with its kind (`claude-sonnet-4-5 (summary)`), within 22..40.
-  const modelText = (r: SessionReport['requests'][number]) => safe(r.model) + (r.kind === 'agent' ? '' : ` (${r.kind})`);
-  const modelWidth = Math.min(40, Math.max(22, ...s.requests.map((r) => modelText(r).length)));
-  out(
-    [pad(HEAD[0], 4, true), pad(HEAD[1], 8), pad(HEAD[2], modelWidth), pad(HEAD[3], 7, true), pad(HEAD[4], 7, true), pad(HEAD[5], 8, true), pad(HEAD[6], 12), pad(HEAD[7], 16), pad(HEAD[8], 22), pad(HEAD[9], 9, true), HEAD[10]].join(' '),
-  );
-  for (const r of s.requests) {
-    const u = r.usage;
-    out(
-      [
-        pad(String(r.index), 4, true),
-        pad(time(r.time), 8),
-        pad(modelText(r), modelWidth),
-        pad(tokens(u?.cacheRead), 7, true),
-        pad(tokens(u?.cacheWrite), 7, true),
-        pad(tokens(u?.uncached), 8, true),
-        pad(r.prefixHash ?? '-', 12),
-        pad(r.verdict + (r.error ? '!' : ''), 16),
-        pad(safe(breakText(r)), 22),
-        pad(usd(r.costUSD), 9, true),
-        safe(causeText(r)),
-      ].join(' '),
-    );
-    if (r.break && r.break.segment !== 'params') {
-      const vs = r.matched ? ` (vs #${r.matched})` : '';
-      const reads =
-        r.observedRead !== null && r.expectedRead !== null ? `; read ${r.observedRead}, expected ~${r.expectedRead}` : '';
-      const lost = r.lostTokens ? `; ~${r.lostTokens} tokens re-billed` : '';
-      out(`${' '.repeat(14)}at ${safe(r.break.path)}${vs}${reads}${lost}`);
-      if (r.break.before || r.break.after) {
-        out(`${' '.repeat(14)}before: ${safe(r.break.before)}`);
-        out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
-      }
-    }
-    if (r.error) out(`${' '.repeat(14)}error: ${safe(r.error).slice(0, 160)}`);
-  }
+  const modelWidth = modelWidthOf(s.requests);
+  out(headerRow(modelWidth));
+  for (const r of s.requests) renderRequest(r, modelWidth, out);
   const t = s.totals;
   out('');
   out(

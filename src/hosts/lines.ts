@@ -23,6 +23,8 @@ export interface Line {
   eol: boolean;
   /** Set when the line was longer than `maxLineBytes`: its length in bytes; `text` is then empty. */
   oversized?: number;
+  /** Byte offset in the file just after the line (after its LF; at end of data when `eol` is false). */
+  end?: number;
 }
 
 export interface ReadLinesOptions {
@@ -33,6 +35,10 @@ export interface ReadLinesOptions {
    * empty text, so a huge line cannot exhaust memory. Default 256 MiB.
    */
   maxLineBytes?: number;
+  /** Byte offset to start at (a line start; default 0). A BOM is only dropped at offset 0. */
+  start?: number;
+  /** Number of the first line read (default 1), for reads that continue at `start`. */
+  firstLine?: number;
 }
 
 const LF = 0x0a;
@@ -46,27 +52,30 @@ const CR = 0x0d;
 export async function* readLines(file: string, opts: ReadLinesOptions = {}): AsyncGenerator<Line> {
   const maxLineBytes = opts.maxLineBytes ?? 256 * 1024 * 1024;
   const { handle, size } = await openRegular(file);
-  if (size === 0) {
+  const from = opts.start ?? 0;
+  if (size <= from) {
     await handle.close();
     return;
   }
   // The stream closes the handle when it ends or is destroyed (autoClose).
-  const stream = handle.createReadStream({ start: 0, end: size - 1, highWaterMark: opts.chunkBytes ?? 64 * 1024 });
+  const stream = handle.createReadStream({ start: from, end: size - 1, highWaterMark: opts.chunkBytes ?? 64 * 1024 });
   const decoder = new TextDecoder('utf-8');
   let parts: Buffer[] = [];
   let partBytes = 0;
   let dropping = false;
-  let lineNo = 0;
-  let first = true;
+  let lineNo = (opts.firstLine ?? 1) - 1;
+  let first = from === 0;
+  /** File offset of the current chunk's first byte. */
+  let base = from;
 
-  const finish = (last: Buffer, eol: boolean): Line => {
+  const finish = (last: Buffer, eol: boolean, end: number): Line => {
     lineNo++;
     if (dropping || partBytes + last.length > maxLineBytes) {
       const size = partBytes + last.length;
       parts = [];
       partBytes = 0;
       dropping = false;
-      return { line: lineNo, text: '', eol, oversized: size };
+      return { line: lineNo, text: '', eol, oversized: size, end };
     }
     let buf = parts.length === 0 ? last : Buffer.concat([...parts, last]);
     parts = [];
@@ -76,7 +85,7 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
       first = false;
       if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
     }
-    return { line: lineNo, text: decoder.decode(buf), eol };
+    return { line: lineNo, text: decoder.decode(buf), eol, end };
   };
 
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -84,7 +93,7 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
     for (;;) {
       const nl = chunk.indexOf(LF, start);
       if (nl < 0) break;
-      yield finish(chunk.subarray(start, nl), true);
+      yield finish(chunk.subarray(start, nl), true, base + nl + 1);
       start = nl + 1;
     }
     if (start < chunk.length) {
@@ -98,10 +107,11 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
         parts.push(Buffer.from(rest));
       }
     }
+    base += chunk.length;
   }
   if (partBytes > 0) {
     // The pending bytes (kept in `parts`, or only counted when dropping) form the last line.
-    yield finish(Buffer.alloc(0), false);
+    yield finish(Buffer.alloc(0), false, size);
   }
 }
 

@@ -14,7 +14,7 @@
  * types stay in the tree (so their children keep their path) and are counted in `ignored`.
  */
 import type { z } from 'zod';
-import { readJsonLines } from '../lines.js';
+import { readJsonLines, type JsonLineResult } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
@@ -73,7 +73,8 @@ export interface PiRead {
   ignored: Record<string, number>;
 }
 
-interface RawLine {
+/** An object line of a session file, before validation. */
+export interface RawLine {
   line: number;
   obj: Record<string, unknown>;
 }
@@ -91,28 +92,62 @@ export async function readPiFile(file: string): Promise<PiRead> {
   try {
     for await (const r of readJsonLines(file)) {
       lines++;
-      if ('diagnostic' in r) {
-        diagnostics.push(r.diagnostic);
-        continue;
-      }
-      if (r.warning) diagnostics.push(r.warning);
-      if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) {
-        diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
-        continue;
-      }
-      raws.push({ line: r.line, obj: r.value as Record<string, unknown> });
+      collectLine(file, r, raws, diagnostics);
     }
   } catch (e) {
     diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
     return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored };
   }
+  return buildPiRead(file, raws, lines, diagnostics, ignored);
+}
+
+/** One parsed line of a session file: kept as a raw entry (an object), or its diagnostic. */
+export function collectLine(file: string, r: JsonLineResult, raws: RawLine[], diagnostics: Diagnostic[]): void {
+  if ('diagnostic' in r) {
+    diagnostics.push(r.diagnostic);
+    return;
+  }
+  if (r.warning) diagnostics.push(r.warning);
+  if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) {
+    diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
+    return;
+  }
+  raws.push({ line: r.line, obj: r.value as Record<string, unknown> });
+}
+
+/**
+ * Diagnostics of a read by phase, each in line order; a full read lists them as
+ * lines (collectLine), head (header and version), entries (validation), links (parents).
+ * The live reader keeps them apart so a grown file lists them in the same order.
+ */
+export interface ReadDiagnostics {
+  head: Diagnostic[];
+  entries: Diagnostic[];
+  links: Diagnostic[];
+}
+
+/**
+ * The read session from its object lines (`lines` = non-blank lines seen, objects or not):
+ * header, in-memory migrations of older versions, validation, the entry tree. The phases'
+ * diagnostics are appended to `diagnostics` (after the line diagnostics it already holds), and
+ * also left in `parts` when given.
+ */
+export function buildPiRead(
+  file: string,
+  raws: RawLine[],
+  lines: number,
+  diagnostics: Diagnostic[],
+  ignored: Record<string, number>,
+  parts: ReadDiagnostics = { head: [], entries: [], links: [] },
+): PiRead {
   if (lines === 0) {
-    diagnostics.push({
+    parts.head.push({
       file,
       line: 1,
       severity: 'warning',
       message: 'empty session file: no header, no entries (Pi writes nothing until the first assistant message)',
     });
+    diagnostics.push(...parts.head);
     return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored };
   }
 
@@ -122,10 +157,10 @@ export async function readPiFile(file: string): Promise<PiRead> {
   if (first && first.obj.type === 'session') {
     const h = HeaderSchema.safeParse(first.obj);
     if (h.success) header = h.data;
-    else diagnostics.push({ file, line: first.line, severity: 'error', message: `invalid session header (${describeIssues(h.error)})` });
+    else parts.head.push({ file, line: first.line, severity: 'error', message: `invalid session header (${describeIssues(h.error)})` });
     raws.shift();
   } else {
-    diagnostics.push({
+    parts.head.push({
       file,
       line: first?.line ?? 1,
       severity: 'error',
@@ -137,7 +172,7 @@ export async function readPiFile(file: string): Promise<PiRead> {
 
   const version = header ? (header.version ?? 1) : raws.some((r) => typeof r.obj.id === 'string') ? PI_SESSION_VERSION : 1;
   if (version > PI_SESSION_VERSION) {
-    diagnostics.push({
+    parts.head.push({
       file,
       line: first?.line ?? 1,
       severity: 'warning',
@@ -147,19 +182,34 @@ export async function readPiFile(file: string): Promise<PiRead> {
   if (version < 2) migrateV1(raws, fileIndexed);
   if (version < 3) migrateV2(raws);
 
-  const entries: PiEntryRec[] = [];
-  const byId = new Map<string, PiEntryRec>();
+  const read: PiRead = { file, header, version, entries: [], byId: new Map(), diagnostics, ignored };
+  extendPiRead(read, raws, parts);
+  diagnostics.push(...parts.head, ...parts.entries, ...parts.links);
+  return read;
+}
+
+/**
+ * Appends lines written after the ones `read` holds (a session that grew), with the checks and
+ * results `readPiFile` gives for them over the whole file; their diagnostics go to `parts`
+ * (the caller merges them in order). Only for files already in the current format
+ * (`read.version === PI_SESSION_VERSION` with a header): older versions are migrated file-wide,
+ * so the caller reads them again instead.
+ * @returns the new entries (also appended to `read.entries`)
+ */
+export function extendPiRead(read: PiRead, raws: RawLine[], parts: ReadDiagnostics): PiEntryRec[] {
+  const added: PiEntryRec[] = [];
   for (const raw of raws) {
-    const rec = toRec(file, raw, entries.length, diagnostics, ignored);
+    const rec = toRec(read.file, raw, read.entries.length, parts.entries, read.ignored);
     if (!rec) continue;
-    if (byId.has(rec.id)) {
-      diagnostics.push({ file, line: rec.line, severity: 'warning', message: `duplicate entry id ${rec.id}; the later entry wins (as in Pi)` });
+    if (read.byId.has(rec.id)) {
+      parts.entries.push({ file: read.file, line: rec.line, severity: 'warning', message: `duplicate entry id ${rec.id}; the later entry wins (as in Pi)` });
     }
-    byId.set(rec.id, rec);
-    entries.push(rec);
+    read.byId.set(rec.id, rec);
+    read.entries.push(rec);
+    added.push(rec);
   }
-  link(file, entries, byId, diagnostics);
-  return { file, header, version, entries, byId, diagnostics, ignored };
+  link(read.file, added, read.byId, parts.links);
+  return added;
 }
 
 /** v1 → v2 in memory: a linear id chain in file order; firstKeptEntryIndex → firstKeptEntryId. */

@@ -20,11 +20,22 @@ describe('hosts/lines: streaming line reader', () => {
     await writeFile(f, '\uFEFF{"a":1}\r\n{"b":2}\r\n\r\n{"c":');
     const lines = await collect(f);
     assert.deepEqual(lines, [
-      { line: 1, text: '{"a":1}', eol: true },
-      { line: 2, text: '{"b":2}', eol: true },
-      { line: 3, text: '', eol: true },
-      { line: 4, text: '{"c":', eol: false },
+      { line: 1, text: '{"a":1}', eol: true, end: 12 },
+      { line: 2, text: '{"b":2}', eol: true, end: 21 },
+      { line: 3, text: '', eol: true, end: 23 },
+      { line: 4, text: '{"c":', eol: false, end: 28 },
     ]);
+  });
+
+  it('continues at a byte offset with the next line number (a session that grew), ends exact across chunks', async () => {
+    const f = join(dir, 'grow.jsonl');
+    await writeFile(f, '{"a":1}\n{"b":22}\n{"c":333}\n');
+    const lines = await collect(f, { start: 8, firstLine: 2, chunkBytes: 5 });
+    assert.deepEqual(lines, [
+      { line: 2, text: '{"b":22}', eol: true, end: 17 },
+      { line: 3, text: '{"c":333}', eol: true, end: 27 },
+    ]);
+    assert.deepEqual(await collect(f, { start: 27, firstLine: 4 }), []);
   });
 
   it('joins lines split across chunks without breaking multi-byte characters', async () => {

@@ -1,0 +1,112 @@
+/**
+ * `prefix-lens analyze --watch`: the sessions' reports, then each new request as it lands.
+ *
+ * Each session is a LiveAnalysis (src/live/session.ts): an appended Pi request is judged from the
+ * kept state, not by reading the file again. Changes are noticed through `fs.watch` on the
+ * session files (and their folders, for a WAL or a replaced file), with a poll every second as a
+ * fallback where file events are not delivered (network file systems).
+ *
+ * Text: the usual report per session, then one row per new request (with the session's id when
+ * several are watched) and a line for earlier requests whose verdict moved. `--json`: NDJSON, one
+ * event per line: `{"event":"session","report":…}` at start and after a re-read,
+ * `{"event":"request","session":id,"path":…,"request":…}`, `{"event":"revised",…,"requests":[…]}`.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { dirname } from 'node:path';
+import type { SessionRef } from '../hosts/registry.js';
+import { LiveAnalysis, type LiveUpdate } from '../live/session.js';
+import { modelWidthOf, renderRequest, renderSession, safe } from './text.js';
+
+/** Options of watchSessions. */
+export interface WatchOptions {
+  json: boolean;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Ends the watch (the CLI: SIGINT/SIGTERM). */
+  signal: AbortSignal;
+  /** Fallback poll interval, ms (default 1000). */
+  pollMs?: number;
+}
+
+/** Watches the sessions until `signal` aborts. @returns the exit code (0) */
+export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promise<number> {
+  const lives: Array<{ live: LiveAnalysis; width: number }> = [];
+  for (const ref of refs) {
+    const live = await LiveAnalysis.open(ref);
+    lives.push({ live, width: modelWidthOf(live.report.requests) });
+    if (o.json) o.out(JSON.stringify({ event: 'session', report: live.report }));
+    else {
+      if (lives.length > 1) o.out('');
+      renderSession(live.report, o.out);
+    }
+  }
+  if (!o.json) o.err(`prefix-lens: watching ${refs.length} session(s) for new requests (Ctrl-C to stop)`);
+
+  const show = (l: { live: LiveAnalysis; width: number }, u: LiveUpdate) => {
+    const s = u.report;
+    if (o.json) {
+      if (u.change === 'reset') o.out(JSON.stringify({ event: 'session', report: s }));
+      else for (const r of u.added) o.out(JSON.stringify({ event: 'request', session: s.id, path: s.path, request: r }));
+      if (u.change !== 'reset' && u.revised.length) o.out(JSON.stringify({ event: 'revised', session: s.id, path: s.path, requests: u.revised }));
+      return;
+    }
+    if (u.change === 'reset') {
+      o.out('');
+      o.out(`${s.host} session ${safe(s.id)}: the file was rewritten; read again`);
+      renderSession(s, o.out);
+      l.width = modelWidthOf(s.requests);
+      return;
+    }
+    if (!u.added.length && !u.revised.length) return;
+    const who = lives.length > 1 ? `${s.host} ${safe(s.id)}` : null;
+    if (who) o.out(`${who}:`);
+    for (const r of u.added) renderRequest(r, l.width, o.out);
+    if (u.revised.length) {
+      o.out(`      re-judged with the new token estimate: ${u.revised.map((r) => `#${r.index} ${r.verdict}`).join(', ')}`);
+    }
+  };
+
+  // One update at a time per session; a change noticed during an update runs it once more.
+  const state = lives.map(() => ({ running: false, again: false }));
+  const update = async (i: number) => {
+    const st = state[i];
+    if (st.running) {
+      st.again = true;
+      return;
+    }
+    st.running = true;
+    try {
+      do {
+        st.again = false;
+        show(lives[i], await lives[i].live.update());
+      } while (st.again && !o.signal.aborted);
+    } catch (e) {
+      o.err(`prefix-lens: ${safe(lives[i].live.ref.path)}: ${safe((e as Error).message)}`);
+    } finally {
+      st.running = false;
+    }
+  };
+
+  const watchers: FSWatcher[] = [];
+  lives.forEach(({ live }, i) => {
+    for (const p of new Set([live.ref.path, dirname(live.ref.path)])) {
+      try {
+        const w = watch(p, { persistent: true }, () => void update(i));
+        w.on('error', () => w.close());
+        watchers.push(w);
+      } catch {
+        // not watchable here: the poll below still notices changes
+      }
+    }
+  });
+  const poll = setInterval(() => lives.forEach((_, i) => void update(i)), o.pollMs ?? 1000);
+  await new Promise<void>((resolve) => {
+    if (o.signal.aborted) resolve();
+    o.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  clearInterval(poll);
+  for (const w of watchers) w.close();
+  // Let an update in flight finish its output.
+  while (state.some((s) => s.running)) await new Promise((r) => setTimeout(r, 10));
+  return 0;
+}

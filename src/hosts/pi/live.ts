@@ -1,0 +1,197 @@
+/**
+ * A Pi session read incrementally as it grows (Pi appends one JSON line per entry).
+ *
+ * The reader keeps what a full read builds — the validated entry tree, and the encoder whose
+ * memoized states are the chain tails of every entry — and continues at the end of the last
+ * complete line: an update reads only the appended bytes, validates and links the new entries,
+ * and rebuilds the request list from memoized states (new entries are encoded once; old ones are
+ * not touched). The results are those of `readPiSession` on the whole file at that moment, except
+ * that a last line without its newline yet is only taken once the newline is there.
+ *
+ * A file that no longer continues what was read (shorter, or its first 64 KiB or the 4 KiB before
+ * the continuation point changed: rewritten, truncated, replaced) is read again from the start,
+ * as is a file in an older format (migrated file-wide) or one that had no header yet.
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import type { Diagnostic, Session } from '../../core/model.js';
+import { openRegular } from '../files.js';
+import { parseJsonLine, readLines } from '../lines.js';
+import { PiEncoder, reconstructRequests, transcriptEvents } from './normalize.js';
+import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
+
+/** Bytes at the start of the file whose hash must not change. */
+const HEAD_CHECK = 64 * 1024;
+/** Bytes before the continuation point that must not change. */
+const SEAM_CHECK = 4096;
+
+/** What an update found. */
+export type LiveChange = 'unchanged' | 'appended' | 'reset';
+
+async function readRange(file: string, start: number, end: number): Promise<Buffer> {
+  const { handle } = await openRegular(file);
+  try {
+    const buf = Buffer.alloc(Math.max(0, end - start));
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await handle.read(buf, got, buf.length - got, start + got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Lines of `file` from `start`: complete ones become raw entries; the end of the last complete line is returned. */
+async function consume(file: string, start: number, firstLine: number, raws: RawLine[], diagnostics: Diagnostic[]) {
+  let end = start;
+  let line = firstLine - 1;
+  let lines = 0;
+  let pending: Diagnostic | null = null;
+  for await (const l of readLines(file, { start, firstLine })) {
+    if (l.oversized === undefined && l.text.trim() === '') {
+      // Blank lines are skipped (as in a full read); a blank last line may still grow: not consumed.
+      if (!l.eol) break;
+      end = l.end!;
+      line = l.line;
+      continue;
+    }
+    const r = parseJsonLine(file, l);
+    if (!l.eol) {
+      // Being written: read when its newline arrives (a full read would take a last line that is
+      // already whole JSON; the live view waits for Pi's newline). One that does not parse yet is
+      // reported as a full read would.
+      if (!r.ok) pending = r.diagnostic;
+      break;
+    }
+    lines++;
+    collectLine(file, r.ok ? { line: l.line, value: r.value, warning: r.warning } : { line: l.line, diagnostic: r.diagnostic }, raws, diagnostics);
+    end = l.end!;
+    line = l.line;
+  }
+  return { end, line, lines, pending };
+}
+
+/** An incrementally read Pi session file. */
+export class PiLiveSession {
+  private read!: PiRead;
+  private encoder!: PiEncoder;
+  /** Byte offset just after the last consumed line. */
+  private offset = 0;
+  private lastLine = 0;
+  private headHash = '';
+  private seam: Buffer = Buffer.alloc(0);
+  /** Diagnostic for a half-written last line (not consumed yet), shown until it completes. */
+  private pending: Diagnostic | null = null;
+  /** Consumed lines that were not blank (a full read's `lines`). */
+  private lines = 0;
+  /** Diagnostics by phase (see ReadDiagnostics), merged in a full read's order by session(). */
+  private lineDiagnostics: Diagnostic[] = [];
+  private parts: ReadDiagnostics = { head: [], entries: [], links: [] };
+
+  private constructor(readonly file: string) {}
+
+  /** Reads the whole file. Never throws for bad content (diagnostics, as readPiSession). */
+  static async open(file: string): Promise<PiLiveSession> {
+    const s = new PiLiveSession(file);
+    await s.reset();
+    return s;
+  }
+
+  private async reset(): Promise<void> {
+    this.lineDiagnostics = [];
+    this.parts = { head: [], entries: [], links: [] };
+    const ignored: Record<string, number> = {};
+    const raws: RawLine[] = [];
+    this.encoder = new PiEncoder();
+    this.offset = 0;
+    this.lastLine = 0;
+    this.lines = 0;
+    this.pending = null;
+    try {
+      const r = await consume(this.file, 0, 1, raws, this.lineDiagnostics);
+      this.offset = r.end;
+      this.lastLine = r.line;
+      this.lines = r.lines;
+      this.pending = r.pending;
+    } catch (e) {
+      this.parts.head.push({ file: this.file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
+      this.read = { file: this.file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics: [], ignored };
+      return;
+    }
+    // A half-written line counts as a line for the empty-file check, as in a full read.
+    this.read = buildPiRead(this.file, raws, this.lines + (this.pending ? 1 : 0), [], ignored, this.parts);
+    await this.remember();
+  }
+
+  private async remember(): Promise<void> {
+    const head = await readRange(this.file, 0, Math.min(this.offset, HEAD_CHECK));
+    this.headHash = createHash('sha256').update(head).digest('hex');
+    this.seam = await readRange(this.file, Math.max(0, this.offset - SEAM_CHECK), this.offset);
+  }
+
+  /** True when the file still starts with what was read. */
+  private async continues(size: number): Promise<boolean> {
+    if (size < this.offset) return false;
+    const head = await readRange(this.file, 0, Math.min(this.offset, HEAD_CHECK));
+    if (createHash('sha256').update(head).digest('hex') !== this.headHash) return false;
+    const seam = await readRange(this.file, Math.max(0, this.offset - SEAM_CHECK), this.offset);
+    return seam.equals(this.seam);
+  }
+
+  /**
+   * Reads what was appended since the last call (or everything again when the file no longer
+   * continues what was read).
+   */
+  async update(): Promise<LiveChange> {
+    let size: number;
+    try {
+      const { handle, size: s } = await openRegular(this.file);
+      await handle.close();
+      size = s;
+    } catch {
+      await this.reset();
+      return 'reset';
+    }
+    const incremental = this.read.header !== null && this.read.version === PI_SESSION_VERSION && this.read.entries.length > 0;
+    if (!incremental || !(await this.continues(size))) {
+      await this.reset();
+      return 'reset';
+    }
+    if (size === this.offset && !this.pending) return 'unchanged';
+    const raws: RawLine[] = [];
+    const r = await consume(this.file, this.offset, this.lastLine + 1, raws, this.lineDiagnostics);
+    const changed = r.end !== this.offset || (this.pending?.message ?? null) !== (r.pending?.message ?? null);
+    this.pending = r.pending;
+    if (r.end === this.offset) return changed ? 'appended' : 'unchanged';
+    this.offset = r.end;
+    this.lastLine = r.line;
+    this.lines += r.lines;
+    extendPiRead(this.read, raws, this.parts);
+    this.seam = await readRange(this.file, Math.max(0, this.offset - SEAM_CHECK), this.offset);
+    if (this.offset <= HEAD_CHECK) await this.remember();
+    return 'appended';
+  }
+
+  /** The session as readPiSession would read the file now (reconstructed evidence). */
+  session(): Session {
+    const read = this.read;
+    const recon = reconstructRequests(read, this.encoder);
+    let title: string | undefined;
+    for (const rec of read.entries) if (rec.entry?.type === 'session_info') title = rec.entry.name?.trim() || undefined;
+    const session: Session = {
+      host: 'pi',
+      id: read.header?.id ?? basename(this.file, '.jsonl'),
+      path: this.file,
+      requests: recon.requests,
+      diagnostics: [...this.lineDiagnostics, ...(this.pending ? [this.pending] : []), ...this.parts.head, ...this.parts.entries, ...this.parts.links],
+      ignored: read.ignored,
+      events: transcriptEvents(read),
+    };
+    if (title) session.title = title;
+    if (read.header?.cwd) session.cwd = read.header.cwd;
+    return session;
+  }
+}

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analyzeSession } from '../../../src/core/analyze.js';
+import type { Session } from '../../../src/core/model.js';
+import { PiLiveSession } from '../../../src/hosts/pi/live.js';
+import { readPiSession } from '../../../src/hosts/pi/index.js';
+import { findSessions } from '../../../src/hosts/registry.js';
+import { LiveAnalysis } from '../../../src/live/session.js';
+import { sessionReport } from '../../../src/report/json.js';
+import { writeSession } from '../../../scripts/bench/corpus.js';
+
+const FIXTURES = ['test/fixtures/pi/main/agent/sessions', 'test/fixtures/pi/long/agent/sessions'].map((d) => {
+  const sub = join(d, readdirSync(d)[0]);
+  return join(sub, readdirSync(sub)[0]);
+});
+const report = (s: Session) => JSON.stringify(sessionReport(analyzeSession(s)));
+
+describe('live tail (Pi): continuing from the last complete line', () => {
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'prefix-lens-live-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Writes `text` in pieces (whole lines, and lines split in the middle), checking after each one. */
+  async function grow(name: string, text: string, cuts: number[]): Promise<number> {
+    const file = join(dir, name);
+    writeFileSync(file, text.slice(0, cuts[0]));
+    const live = await PiLiveSession.open(file);
+    let checks = 0;
+    assert.equal(report(live.session()), report(await readPiSession(file)), `${name} at ${cuts[0]}`);
+    for (let i = 1; i < cuts.length; i++) {
+      appendFileSync(file, text.slice(cuts[i - 1], cuts[i]));
+      const change = await live.update();
+      assert.notEqual(change, 'reset', `${name}: appending must not read again (${cuts[i]})`);
+      assert.equal(report(live.session()), report(await readPiSession(file)), `${name} at byte ${cuts[i]}`);
+      checks++;
+    }
+    return checks;
+  }
+
+  it('every recorded session, grown line by line and mid-line, gives the full read at every step', async () => {
+    for (const f of FIXTURES) {
+      const text = readFileSync(f, 'utf8');
+      const ends = [...text.matchAll(/\n/g)].map((m) => m.index! + 1);
+      // After the header and first entries; then every line end, and the middle of every third line.
+      const cuts = [ends[3]];
+      for (let i = 4; i < ends.length; i++) {
+        if (i % 3 === 0) cuts.push(Math.floor((ends[i - 1] + ends[i]) / 2));
+        cuts.push(ends[i]);
+      }
+      const checks = await grow(f.split('/').pop()!, text, cuts);
+      assert.equal(checks, cuts.length - 1);
+    }
+  });
+
+  it('a generated session (compactions, branches, errors, model switches), grown in bursts, gives the full read', async function () {
+    this.timeout(120_000);
+    const file = join(dir, 'generated-source.jsonl');
+    const w = await writeSession(file, { bytes: 1_500_000, seed: 42, id: '019a0000-0000-7000-8000-00000000beef', cwd: '/home/dev/p', startMs: Date.UTC(2026, 10, 1) });
+    assert.equal(w.requests, 483);
+    const text0 = readFileSync(file, 'utf8');
+    // The shapes the incremental path must continue across.
+    assert.deepEqual(['"type":"compaction"', '"type":"branch_summary"', '"stopReason":"error"'].map((k) => text0.split(k).length - 1), [2, 3, 8]);
+    const text = readFileSync(file, 'utf8');
+    const ends = [...text.matchAll(/\n/g)].map((m) => m.index! + 1);
+    const cuts = [ends[50]];
+    for (let i = 50 + 37; i < ends.length; i += 37) cuts.push(ends[i] - 5, ends[i]);
+    cuts.push(text.length);
+    await grow('generated.jsonl', text, cuts);
+  });
+
+  it('a truncated or rewritten file is read again from the start', async () => {
+    const file = join(dir, 'rewrite.jsonl');
+    const text = readFileSync(FIXTURES[1], 'utf8');
+    writeFileSync(file, text);
+    const live = await PiLiveSession.open(file);
+    assert.equal(await live.update(), 'unchanged');
+    truncateSync(file, text.indexOf('\n', 2000) + 1);
+    assert.equal(await live.update(), 'reset');
+    assert.equal(report(live.session()), report(await readPiSession(file)));
+    writeFileSync(file, text.replace('"cwd":"', '"cwd":"/x'));
+    assert.equal(await live.update(), 'reset');
+    assert.equal(report(live.session()), report(await readPiSession(file)));
+  });
+
+  it('LiveAnalysis reports the appended request and the earlier ones whose estimate moved', async () => {
+    const file = join(dir, 'analysis.jsonl');
+    const lines = readFileSync(FIXTURES[1], 'utf8').trimEnd().split('\n');
+    writeFileSync(file, `${lines.slice(0, 12).join('\n')}\n`);
+    const [ref] = await findSessions(file);
+    const live = await LiveAnalysis.open(ref);
+    const before = live.report.requests.length;
+    appendFileSync(file, `${lines.slice(12, 14).join('\n')}\n`);
+    const u = await live.update();
+    assert.equal(u.change, 'appended');
+    assert.deepEqual(u.added.map((r) => r.index), [before + 1, before + 2].slice(0, u.report.requests.length - before));
+    assert.equal(JSON.stringify(u.report), JSON.stringify(sessionReport(analyzeSession(await readPiSession(file)))));
+    assert.deepEqual((await live.update()).added, []);
+  });
+});
