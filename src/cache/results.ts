@@ -163,18 +163,10 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
   const rules = opts.rules ?? defaultRules;
   const id = await identityOf(ref, rules);
   const file = entryFile(opts.cacheDir, ref.key);
-  if (id) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await readFile(file, 'utf8'));
-    } catch {
-      raw = undefined; // missing or corrupt: rewritten below
-    }
-    const hit = validEntry(raw, id);
-    if (hit) {
-      opts.onResult?.('hit', ref);
-      return hit;
-    }
+  const hit = id && (await lookup(file, id));
+  if (hit) {
+    opts.onResult?.('hit', ref);
+    return hit;
   }
   opts.onResult?.('miss', ref);
   const reports = await (opts.analyze ?? analyzeRefUncached)(ref, rules);
@@ -182,6 +174,26 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
   const after = id && (await identityOf(ref, rules));
   if (id && after && FIELDS.every((f) => id[f] === after[f])) await store(file, { ...id, reports });
   return reports;
+}
+
+/** The reports of a valid entry for `id`, or null (missing, corrupt, foreign or stale). */
+async function lookup(file: string, id: Identity): Promise<SessionReport[] | null> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return null; // missing or corrupt: rewritten by the next analysis
+  }
+  return validEntry(raw, id);
+}
+
+/**
+ * The cached reports of a ref when its entry is valid, else null; never analyzes. Lets a caller
+ * answer hits itself and send only misses elsewhere (the CLI's worker threads).
+ */
+export async function cachedReports(ref: SessionRef, opts: { cacheDir: string; rules?: ProviderRules }): Promise<SessionReport[] | null> {
+  const id = await identityOf(ref, opts.rules ?? defaultRules);
+  return id ? lookup(entryFile(opts.cacheDir, ref.key), id) : null;
 }
 
 async function store(file: string, entry: Entry): Promise<void> {

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
-import { analyzeRefCached, defaultCacheDir } from '../cache/results.js';
+import { analyzeRefCached, cachedReports, defaultCacheDir } from '../cache/results.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
 import { resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
@@ -241,8 +241,9 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   const parallel = (refs: number) => {
     const n = workerCount(refs);
     if (n < 1) return undefined;
-    pool ??= new WorkerPool(n, noCache ? null : cacheDir);
-    return { analyze: (ref: SessionRef) => pool!.analyze(ref), ahead: pool.size };
+    // Hits are answered here; the workers start with the first miss.
+    const analyze = async (ref: SessionRef) => (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (pool ??= new WorkerPool(n, noCache ? null : cacheDir)).analyze(ref);
+    return { analyze, ahead: n };
   };
   try {
     for await (const s of sessionReports(inputs, { env: process.env, onError, analyzeRef, parallel })) {

@@ -88,11 +88,34 @@ export async function* sessionReports(inputs: Input[], opts: PipelineOptions): A
 }
 
 /**
- * Streams `--json` (version 1) session by session. The bytes are exactly those of
- * `JSON.stringify(report, null, 2)`: each session is serialized alone and indented into place,
- * so no string ever holds more than one session.
+ * The lines of `JSON.stringify(s, null, 2)` indented by `pad`, produced request by request, so no
+ * string holds more than one request (a session of 40,000 requests is ~50 MB of JSON).
+ */
+export function* sessionJsonLines(s: SessionReport, pad: string): Generator<string> {
+  const obj = s as unknown as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function');
+  const inner = `${pad}  `;
+  const nested = (v: unknown, at: string) => JSON.stringify(v, null, 2).replace(/\n/g, `\n${at}`);
+  yield `${pad}{`;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const comma = i < keys.length - 1 ? ',' : '';
+    const v = obj[k];
+    if (k === 'requests' && Array.isArray(v) && v.length > 0) {
+      yield `${inner}"requests": [`;
+      for (let j = 0; j < v.length; j++) yield `${inner}  ${nested(v[j], `${inner}  `)}${j < v.length - 1 ? ',' : ''}`;
+      yield `${inner}]${comma}`;
+    } else yield `${inner}${JSON.stringify(k)}: ${nested(v, inner)}${comma}`;
+  }
+  yield `${pad}}`;
+}
+
+/**
+ * Streams `--json` (version 1) session by session, request by request. The bytes are exactly
+ * those of `JSON.stringify(report, null, 2)`.
  */
 export class JsonReportWriter {
+  /** The closing line of the previous session, held back for its comma. */
   private pending: string | null = null;
   private started = false;
 
@@ -105,14 +128,19 @@ export class JsonReportWriter {
     await this.write('{\n  "version": 1,\n  "sessions": [');
   }
 
-  /** Adds one session. The previous one is written now (it needs its comma). */
+  /** Adds one session. */
   async session(s: SessionReport): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
-    this.pending = `    ${JSON.stringify(s, null, 2).replace(/\n/g, '\n    ')}`;
+    let prev: string | null = null;
+    for (const line of sessionJsonLines(s, '    ')) {
+      if (prev !== null) await this.write(prev);
+      prev = line;
+    }
+    this.pending = prev;
   }
 
-  /** Writes the last session and closes the document. */
+  /** Writes the last session's end and closes the document. */
   async end(): Promise<void> {
     if (!this.started) {
       await this.write('{\n  "version": 1,\n  "sessions": []\n}');

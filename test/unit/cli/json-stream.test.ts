@@ -33,5 +33,8 @@ describe('--json streaming', () => {
       const report: Report = { version: 1, sessions: all.slice(0, n) };
       assert.equal(await streamed(report.sessions), JSON.stringify(report, null, 2), `${n} sessions`);
     }
+    // A session without requests (nothing readable) and one with a single request.
+    const edge: Report = { version: 1, sessions: [{ ...all[0], requests: [] }, { ...all[0], requests: all[0].requests.slice(0, 1) }] };
+    assert.equal(await streamed(edge.sessions), JSON.stringify(edge, null, 2));
   });
 });
