@@ -15,18 +15,19 @@
  * temporary file and renamed into place, so a reader never sees half an entry.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, statSync } from 'node:fs';
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { createWriteStream, mkdirSync, statSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeSession } from '../core/analyze.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
+import { readLines } from '../hosts/lines.js';
 import { openRef, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
 /** Bumped whenever the entry layout changes. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 const FORMAT = 'prefix-lens-result-cache';
 /** Bytes hashed at each end of a session file for the content check. */
 const CHECK_BYTES = 64 * 1024;
@@ -79,10 +80,6 @@ interface Identity {
   tail: string | null;
 }
 
-interface Entry extends Identity {
-  reports: SessionReport[];
-}
-
 /** SHA-256 (hex) of the first and last CHECK_BYTES of a file, or null when it cannot be read. */
 async function contentCheck(path: string, size: number): Promise<{ head: string; tail: string } | null> {
   try {
@@ -122,13 +119,11 @@ async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identi
 
 const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail'];
 
-/** The entry's reports when it is one of ours and matches `id` field for field; else null. */
-function validEntry(raw: unknown, id: Identity): SessionReport[] | null {
-  if (!raw || typeof raw !== 'object') return null;
-  const e = raw as Partial<Entry>;
-  for (const f of FIELDS) if (e[f] !== id[f]) return null;
-  if (!Array.isArray(e.reports) || !e.reports.every((r) => r && typeof r === 'object' && Array.isArray((r as SessionReport).requests))) return null;
-  return e.reports;
+/** True when the entry's first line is one of ours and matches `id` field for field. */
+function sameIdentity(raw: unknown, id: Identity): boolean {
+  if (!raw || typeof raw !== 'object') return false;
+  const e = raw as Partial<Identity>;
+  return FIELDS.every((f) => e[f] === id[f]);
 }
 
 /** File of a ref's entry: named by a hash of its key (keys are paths or ids: not file names). */
@@ -172,19 +167,46 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
   const reports = await (opts.analyze ?? analyzeRefUncached)(ref, rules);
   // The file may have changed while it was read: store only under the identity seen before and after.
   const after = id && (await identityOf(ref, rules));
-  if (id && after && FIELDS.every((f) => id[f] === after[f])) await store(file, { ...id, reports });
+  if (id && after && FIELDS.every((f) => id[f] === after[f])) await store(file, id, reports);
   return reports;
 }
 
-/** The reports of a valid entry for `id`, or null (missing, corrupt, foreign or stale). */
+/**
+ * The reports of a valid entry for `id`, or null (missing, corrupt, foreign, stale, cut short).
+ * Layout (one JSON value per line, so neither reading nor writing needs a string of a whole
+ * session): the identity with `sessions: n`; then per session a line
+ * `{"keys":[…],"report":{…without requests},"requests":m}` followed by its m requests.
+ * A stale entry is rejected after its first line.
+ */
 async function lookup(file: string, id: Identity): Promise<SessionReport[] | null> {
-  let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    const lines = readLines(file);
+    const next = async (): Promise<unknown> => {
+      const r = await lines.next();
+      if (r.done || !r.value.eol) throw new Error('entry cut short');
+      return JSON.parse(r.value.text);
+    };
+    try {
+      const head = (await next()) as { sessions?: unknown };
+      if (!sameIdentity(head, id) || typeof head.sessions !== 'number') return null;
+      const out: SessionReport[] = [];
+      for (let i = 0; i < head.sessions; i++) {
+        const s = (await next()) as { keys?: unknown; report?: Record<string, unknown>; requests?: unknown };
+        if (!Array.isArray(s.keys) || !s.report || typeof s.report !== 'object' || typeof s.requests !== 'number') return null;
+        const requests: unknown[] = [];
+        for (let j = 0; j < s.requests; j++) requests.push(await next());
+        // The report's own key order (the JSON output follows it).
+        const report: Record<string, unknown> = {};
+        for (const k of s.keys as string[]) report[k] = k === 'requests' ? requests : s.report[k];
+        out.push(report as unknown as SessionReport);
+      }
+      return (await lines.next()).done ? out : null;
+    } finally {
+      await lines.return(undefined);
+    }
   } catch {
     return null; // missing or corrupt: rewritten by the next analysis
   }
-  return validEntry(raw, id);
 }
 
 /**
@@ -196,11 +218,21 @@ export async function cachedReports(ref: SessionRef, opts: { cacheDir: string; r
   return id ? lookup(entryFile(opts.cacheDir, ref.key), id) : null;
 }
 
-async function store(file: string, entry: Entry): Promise<void> {
+async function store(file: string, id: Identity, reports: SessionReport[]): Promise<void> {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(join(file, '..'), { recursive: true });
-    await writeFile(tmp, JSON.stringify(entry));
+    const out = createWriteStream(tmp);
+    const failed = new Promise<never>((_, reject) => out.once('error', reject));
+    failed.catch(() => {});
+    const write = (v: unknown) => Promise.race([failed, new Promise<void>((ok) => (out.write(`${JSON.stringify(v)}\n`) ? ok() : out.once('drain', ok)))]);
+    await write({ ...id, sessions: reports.length });
+    for (const r of reports) {
+      const { requests, ...rest } = r;
+      await write({ keys: Object.keys(r), report: rest, requests: requests.length });
+      for (const q of requests) await write(q);
+    }
+    await Promise.race([failed, new Promise<void>((ok) => out.end(ok))]);
     await rename(tmp, file);
   } catch {
     await unlink(tmp).catch(() => {});

@@ -69,21 +69,26 @@ describe('result cache', () => {
     assert.deepEqual(results, ['miss', 'miss']);
   });
 
-  it('a corrupt or foreign entry is ignored and rewritten', async () => {
+  it('a corrupt, cut-short or foreign entry is ignored and rewritten', async () => {
     const r = await ref();
     const entry = entryFile(cacheDir, r.key);
     await run(r);
+    const good = readFileSync(entry, 'utf8');
+    const [head, ...rest] = good.trimEnd().split('\n');
     writeFileSync(entry, '{"format":"prefix-lens-result-cache","reports":[');
-    await run(r);
-    await run(r);
-    const stored = JSON.parse(readFileSync(entry, 'utf8')) as Record<string, unknown>;
-    stored.key = '/somewhere/else.jsonl';
-    writeFileSync(entry, JSON.stringify(stored));
-    await run(r);
-    writeFileSync(entry, JSON.stringify({ ...stored, key: r.key, reports: 'not a list' }));
-    await run(r);
-    assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss', 'miss']);
-    assert.equal((JSON.parse(readFileSync(entry, 'utf8')) as { key: string }).key, r.key);
+    await run(r); // corrupt: miss, rewritten
+    assert.equal(readFileSync(entry, 'utf8'), good);
+    await run(r); // hit
+    writeFileSync(entry, JSON.stringify({ ...JSON.parse(head), key: '/somewhere/else.jsonl' }) + '\n' + rest.join('\n') + '\n');
+    await run(r); // foreign: miss
+    writeFileSync(entry, [head, ...rest.slice(0, -1)].join('\n') + '\n');
+    await run(r); // cut short (one request missing): miss
+    writeFileSync(entry, [head, '{"keys":"x"}', ...rest.slice(1)].join('\n') + '\n');
+    await run(r); // a session line of the wrong shape: miss
+    assert.deepEqual(results, ['miss', 'miss', 'hit', 'miss', 'miss', 'miss']);
+    assert.equal(readFileSync(entry, 'utf8'), good);
+    assert.equal(JSON.parse(head).sessions, 1);
+    assert.equal(rest.length, 1 + 8); // one session line, then its 8 requests
   });
 
   it('other provider rules are another entry', async () => {
