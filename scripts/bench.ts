@@ -119,8 +119,9 @@ async function watchAppend(file: string, n: number): Promise<number[]> {
       const w = (e: { event: string; request?: { responseId: string | null } }) => (pred(e) ? ok() : waiters.push(w));
       waiters.push(w);
     });
-  await next((e) => e.event === 'session');
   const times: number[] = [];
+  try {
+  await next((e) => e.event === 'session');
   for (let i = 0; i < n; i++) {
     const text = oneMoreRequest(file, 1000 + i);
     const id = `bench-appended-${1000 + i}`;
@@ -131,7 +132,9 @@ async function watchAppend(file: string, n: number): Promise<number[]> {
     times.push(performance.now() - t0);
     await new Promise((r) => setTimeout(r, 200));
   }
-  child.kill('SIGINT');
+  } finally {
+    child.kill('SIGINT');
+  }
   return times;
 }
 
