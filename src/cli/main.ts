@@ -24,10 +24,11 @@ const USAGE = `usage:
   prefix-lens check [path…] [--requests DIR] [--no-cache]
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
 
-path: a Pi or Claude Code session (.jsonl), an OpenCode data dir or opencode.db, a DSH home
+path: a Pi, Claude Code or Codex session (.jsonl), an OpenCode data dir or opencode.db, a DSH home
 ($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) for BotHarness, a folder of
-captured request bodies (*.body.json), or any folder with sessions below it (e.g. ~/.claude, Pi's
-agent dir); pi:<id prefix>, claude:<id prefix> (alone = the newest session of that host),
+captured request bodies (*.body.json), or any folder with sessions below it (e.g. ~/.claude,
+~/.codex, Pi's agent dir); pi:<id prefix>, claude:<id prefix>, codex:<id prefix> (alone = the
+newest session of that host),
 opencode:<sessionID>, botharness:<sessionId prefix> (botharness: = the newest). No path: the bundled
 example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).`;
 

@@ -1,6 +1,6 @@
 /**
  * Discover step: turns a CLI/extension argument into sessions by asking each host reader.
- * Accepts a Pi or Claude Code session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone
+ * Accepts a Pi, Claude Code or Codex session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone
  * = the newest session), `claude:` / `codex:` prefixes (through the registry), an OpenCode data dir /
  * database / `opencode:<id>`, or a folder of captured bodies.
  */
@@ -15,6 +15,8 @@ import { readOpenCode } from './opencode/index.js';
 import { locatePiSessions, readPiSession } from './pi/index.js';
 import { claudeRef } from './claude-code/discover.js';
 import { readClaudeSession } from './claude-code/index.js';
+import { codexRef } from './codex/discover.js';
+import { readCodexSession } from './codex/index.js';
 import { hostOf, resolveArg } from './registry.js';
 import { dshHome, listDshLogs } from './botharness/index.js';
 
@@ -57,6 +59,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   }
   if (st.isFile()) {
     if (arg.endsWith('.jsonl') && (await claudeRef(arg, true))) return readClaudeSession(arg, { requestsDir: opts.requestsDir });
+    if (arg.endsWith('.jsonl') && (await codexRef(arg, true))) return readCodexSession(arg, { requestsDir: opts.requestsDir });
     if (arg.endsWith('.jsonl')) return [await readPiSession(arg, { requestsDir: opts.requestsDir })];
     if (/\.(db|sqlite)$/.test(arg)) return readOpenCode(arg, opts);
     throw new Error(`${arg}: not a session file this version reads (.jsonl for Pi, .db for OpenCode)`);
@@ -71,6 +74,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     for (const n of jsonl) {
       const f = join(arg, n);
       if (await claudeRef(f, false)) out.push(...(await readClaudeSession(f, { requestsDir: opts.requestsDir })));
+      else if (await codexRef(f, false)) out.push(...(await readCodexSession(f, { requestsDir: opts.requestsDir })));
       else if (!/^agent-/.test(n)) out.push(await readPiSession(f, { requestsDir: opts.requestsDir }));
     }
     return out;

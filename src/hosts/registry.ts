@@ -24,6 +24,9 @@ import { readPiSession } from './pi/index.js';
 import { claudeRef } from './claude-code/discover.js';
 import { claudeConfigDirs, locateClaudeSessions } from './claude-code/locate.js';
 import { readClaudeSession } from './claude-code/index.js';
+import { codexRef } from './codex/discover.js';
+import { codexHome, locateCodexRollouts } from './codex/locate.js';
+import { readCodexSession } from './codex/index.js';
 
 /** Ids of the hosts this version reads. */
 export type HostId = 'pi' | 'opencode' | 'claude-code' | 'codex' | 'capture' | 'botharness';
@@ -225,6 +228,30 @@ const claudeCode: HostEntry = {
   },
 };
 
+const codex: HostEntry = {
+  id: 'codex',
+  label: 'Codex',
+  async discover(opts) {
+    if (opts.paths?.codex) return walkAll(opts.paths.codex, [codex]);
+    // reference/claude-code-codex.md §2.1: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl, archived_sessions/
+    const files = await locateCodexRollouts(opts.env, opts.home);
+    return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => codexRef(f, false))).filter(notNull));
+  },
+  async refsAt(path, dir, explicit) {
+    if (dir) return null;
+    const ref = await codexRef(path, explicit);
+    return ref ? [ref] : null;
+  },
+  async open(ref, opts = {}) {
+    return readCodexSession(ref.path, { requestsDir: opts.requestsDir });
+  },
+  watchRoots(opts) {
+    if (opts.paths?.codex) return opts.paths.codex;
+    const root = codexHome(opts.env, opts.home);
+    return [join(root, 'sessions'), join(root, 'archived_sessions')];
+  },
+};
+
 const capture: HostEntry = {
   id: 'capture',
   label: 'Captured requests',
@@ -286,12 +313,13 @@ const botharness: HostEntry = {
 };
 
 /**
- * Every host this version reads, in display order. BotHarness and Claude Code come before Pi: a
+ * Every host this version reads, in display order. BotHarness, Claude Code and Codex come before Pi: a
  * raw DSH `session.jsonl` has a header Pi's schema would also accept, and Pi reads any `.jsonl`
  * it is explicitly given; the BotHarness entry claims only logs whose header is DSH's
- * (`createdAt`), the Claude Code entry only files whose lines are its own; the rest goes on to Pi.
+ * (`createdAt`), the Claude Code and Codex entries only files whose lines are their own; the rest
+ * goes on to Pi.
  */
-export const HOSTS: readonly HostEntry[] = [botharness, claudeCode, pi, opencode, capture];
+export const HOSTS: readonly HostEntry[] = [botharness, claudeCode, codex, pi, opencode, capture];
 
 /** The registry entry of a host id. @throws Error for an id no host has */
 export function hostOf(id: string): HostEntry {

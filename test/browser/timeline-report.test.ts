@@ -174,7 +174,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.goto(pathToFileURL(examples).href);
     const picker = page.getByRole('combobox', { name: 'Session' });
     assert.equal(await picker.locator('option').count(), report.sessions.length);
-    assert.equal(report.sessions.length, 10);
+    assert.equal(report.sessions.length, 11);
     const counts: number[] = [];
     for (let i = 0; i < report.sessions.length; i++) {
       await picker.selectOption(String(i));
@@ -182,7 +182,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
       counts.push(await page.getByRole('listbox', { name: 'Requests' }).getByRole('option').count());
     }
     assert.deepEqual(counts, report.sessions.map((s) => s.requests.length));
-    assert.deepEqual(counts, [16, 8, 7, 6, 1, 10, 9, 6, 12, 1]);
+    assert.deepEqual(counts, [16, 8, 7, 6, 1, 10, 9, 6, 12, 1, 9]);
     await page.close();
   });
 

@@ -99,7 +99,8 @@ class Lab {
   async step(expected, desc, cmd, args, env, pre) {
     this.n++;
     const before = countRequests(this.requests);
-    const shown = `${pre ? `${pre.label}; ` : ''}${path.basename(cmd)} ${args.map((a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
+    const shownArgs = cmd === process.execPath && args[0] === CODEX ? args.slice(1) : args;
+    const shown = `${pre ? `${pre.label}; ` : ''}${cmd === process.execPath && args[0] === CODEX ? 'codex' : path.basename(cmd)} ${shownArgs.map((a) => (/^[\w./:=@%+,-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
     this.steps.push(`${this.n}\t${before}\t${desc}\t${shown}`);
     log(`[${this.name}] step ${this.n}: ${desc}`);
     if (pre) pre.run();
@@ -195,8 +196,56 @@ async function recordClaudeCode() {
   log(`[claude-code] ${countRequests(lab.requests)} requests recorded into ${dest}`);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Codex
+// ---------------------------------------------------------------------------------------------
+
 async function recordCodex() {
-  throw new Failure('codex: not yet');
+  const lab = new Lab('codex', '/tmp/prefix-lens-codex-lab');
+  await lab.open();
+  writeProject(lab, 'AGENTS.md');
+  const codexHome = path.join(lab.home, '.codex');
+  fs.mkdirSync(codexHome, { recursive: true });
+  // reference/claude-code-codex.md §0. One retry after an HTTP error, no stream retries (so the
+  // scripted 500 is one failed attempt and one retry); auto-compaction once the reported context
+  // passes 14000 tokens (the scripted usage crosses it after the switch to gpt-5-codex).
+  fs.writeFileSync(
+    path.join(codexHome, 'config.toml'),
+    [
+      'model = "gpt-5"',
+      'model_provider = "fake"',
+      'model_auto_compact_token_limit = 14000',
+      '[model_providers.fake]',
+      'name = "fake"',
+      `base_url = "http://127.0.0.1:${lab.provider.port}/v1"`,
+      'env_key = "FAKE_KEY"',
+      'wire_api = "responses"',
+      'request_max_retries = 2',
+      'stream_max_retries = 0',
+      '',
+    ].join('\n'),
+  );
+  const env = { PATH: process.env.PATH, HOME: lab.home, CODEX_HOME: codexHome, FAKE_KEY: 'fake-key', TERM: 'dumb', TZ: 'UTC', LANG: 'C.UTF-8', NO_COLOR: '1' };
+  const cx = (...args) => [CODEX, 'exec', '--skip-git-repo-check', ...args];
+  const node = process.execPath;
+  await lab.step(1, 'new session (gpt-5)', node, cx('Hello codex. Say hi.'), env);
+  await lab.step(2, 'tool call (exec_command), resume --last', node, cx('resume', '--last', 'Please read hello.txt and tell me what it says.'), env);
+  await lab.step(2, 'HTTP 500, then Codex retries', node, cx('resume', '--last', 'FAIL500 once please'), env);
+  await lab.step(1, 'AGENTS.md edited mid-session', node, cx('resume', '--last', 'Turn after AGENTS.md edit.'), env, {
+    label: "echo 'Edited: be very brief.' >>AGENTS.md",
+    run: () => fs.appendFileSync(path.join(lab.project, 'AGENTS.md'), 'Edited: be very brief.\n'),
+  });
+  await lab.step(1, 'model switch (resume --last -m gpt-5-codex)', node, cx('resume', '--last', '-m', 'gpt-5-codex', 'Now on another model.'), env);
+  await lab.step(2, 'auto-compaction (context over model_auto_compact_token_limit), then the turn', node, cx('resume', '--last', '-m', 'gpt-5-codex', 'Another turn to grow the context.'), env);
+  await lab.step(1, 'turn after compaction', node, cx('resume', '--last', '-m', 'gpt-5-codex', 'And another turn.'), env);
+  await lab.close();
+
+  const dest = path.join(OUT, 'codex');
+  fs.rmSync(dest, { recursive: true, force: true });
+  copyTree(path.join(codexHome, 'sessions'), path.join(dest, 'codex', 'sessions'));
+  copyRequests(lab, path.join(dest, 'requests'));
+  fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
+  log(`[codex] ${countRequests(lab.requests)} requests recorded into ${dest}`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -150,7 +150,7 @@ describe('prefix-lens CLI', () => {
       const file = join(dir, 'report.html');
       const { code, err } = await run(['analyze', '--html', file]);
       assert.equal(code, 0, err);
-      assert.match(err, /wrote the timeline of 10 session\(s\), 76 request\(s\) to .*report\.html/);
+      assert.match(err, /wrote the timeline of 11 session\(s\), 85 request\(s\) to .*report\.html/);
       const html = readFileSync(file, 'utf8');
       const json = JSON.parse((await run(['analyze', '--json'])).out) as Report;
       const data = html.match(/<script type="application\/json" id="prefix-lens-report">([^]*?)<\/script>/)![1];

@@ -1,0 +1,67 @@
+/**
+ * Codex discovery: rollout files → SessionRefs from file metadata and the head/tail windows
+ * (never a full read): the conversation id and cwd from `session_meta`, the first prompt from the
+ * first user message event (`user_message`, or 0.169's `item_completed` UserMessage; Codex's own
+ * context items are not prompts).
+ */
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { objectOf, peekLines } from '../peek.js';
+import type { SessionRef } from '../registry.js';
+import { ROLLOUT_FILE } from './locate.js';
+
+const PROMPT_CHARS = 200;
+
+/**
+ * The SessionRef of a Codex rollout, or null when the file is not one. Walking a folder, only
+ * `rollout-*.jsonl` files are looked at; a file the user names may have any `.jsonl` name.
+ */
+export async function codexRef(file: string, explicit: boolean): Promise<SessionRef | null> {
+  const name = basename(file);
+  if (!name.endsWith('.jsonl') || (!explicit && !ROLLOUT_FILE.test(name))) return null;
+  let st;
+  try {
+    st = await stat(file);
+  } catch {
+    return null;
+  }
+  if (!st.isFile() || st.size === 0) return null;
+  let lines;
+  try {
+    // The session_meta line holds the whole instructions text (~20 KB): a wider head window.
+    lines = await peekLines(file, st.size, 64 * 1024);
+  } catch {
+    return null;
+  }
+  const first = lines.head.length ? objectOf(lines.head[0]) : undefined;
+  const meta = first?.type === 'session_meta' ? (first.payload as Record<string, unknown> | undefined) : first && typeof first.id === 'string' && 'instructions' in first ? first : undefined;
+  if (!meta || typeof meta.id !== 'string') return null;
+  let prompt: string | null = null;
+  for (const l of lines.head) {
+    if (!l.includes('"user_message"') && !l.includes('"UserMessage"')) continue;
+    const p = objectOf(l)?.payload as { type?: unknown; message?: unknown; item?: { type?: unknown; content?: unknown } } | undefined;
+    // Older CLIs: a `user_message` event; 0.169: `item_completed` with a UserMessage item.
+    let text: unknown = p?.type === 'user_message' ? p.message : undefined;
+    if (p?.type === 'item_completed' && p.item?.type === 'UserMessage' && Array.isArray(p.item.content)) {
+      text = (p.item.content as Array<{ text?: unknown }>).map((c) => (typeof c?.text === 'string' ? c.text : '')).join(' ');
+    }
+    if (typeof text === 'string' && text.trim()) {
+      prompt = text.replace(/\s+/g, ' ').trim().slice(0, PROMPT_CHARS);
+      break;
+    }
+  }
+  const src = meta.source as { subagent?: { thread_spawn?: { parent_thread_id?: unknown } } } | undefined;
+  const parent = src && typeof src === 'object' ? src.subagent?.thread_spawn?.parent_thread_id : undefined;
+  return {
+    host: 'codex',
+    key: file,
+    path: file,
+    id: meta.id,
+    title: null,
+    firstPrompt: prompt,
+    project: typeof meta.cwd === 'string' ? meta.cwd : null,
+    mtimeMs: st.mtimeMs,
+    size: st.size,
+    parentId: typeof parent === 'string' ? parent : null,
+  };
+}

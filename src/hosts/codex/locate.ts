@@ -1,0 +1,36 @@
+/**
+ * Where Codex keeps its rollouts (reference/claude-code-codex.md §2.1): `$CODEX_HOME` (default
+ * `~/.codex`), `sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl` and `archived_sessions/`.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export function codexHome(env: NodeJS.ProcessEnv, home: string): string {
+  return env.CODEX_HOME || join(home, '.codex');
+}
+
+/** A rollout file name. */
+export const ROLLOUT_FILE = /^rollout-.*\.jsonl$/;
+
+async function entries(dir: string): Promise<Array<{ name: string; dir: boolean }>> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, dir: e.isDirectory() })).sort((a, b) => (a.name < b.name ? -1 : 1));
+  } catch {
+    return [];
+  }
+}
+
+/** Rollout files below `sessions/` (three date levels) and in `archived_sessions/` (any depth ≤ 3). */
+export async function locateCodexRollouts(env: NodeJS.ProcessEnv, home: string): Promise<string[]> {
+  const root = codexHome(env, home);
+  const out: string[] = [];
+  const walk = async (dir: string, depth: number) => {
+    for (const e of await entries(dir)) {
+      if (e.dir && depth < 3) await walk(join(dir, e.name), depth + 1);
+      else if (!e.dir && ROLLOUT_FILE.test(e.name)) out.push(join(dir, e.name));
+    }
+  };
+  await walk(join(root, 'sessions'), 0);
+  await walk(join(root, 'archived_sessions'), 0);
+  return out;
+}

@@ -1,0 +1,213 @@
+/**
+ * Codex rollout → LlmRequests (reconstructed mode; reference/claude-code-codex.md §2).
+ *
+ * One request per model response. Codex 0.169 writes a `token_usage_record` line per response
+ * (response id + that response's usage); older rollouts only have `token_count` events, of which
+ * the ones with `info: null` and the re-emitted copies (total unchanged) are dropped, the usage
+ * being `last_token_usage` or else the difference of the cumulative totals (§2.2).
+ *
+ * The request's input is rebuilt from the `response_item` lines: the items recorded since the
+ * last `compacted` line (whose `replacement_history` replaces everything before it), up to the
+ * response's own output items (assistant messages, reasoning, tool calls written just before its
+ * usage line). Each item goes out as recorded minus Codex's internal
+ * `internal_chat_message_metadata_passthrough` field, in the body's key order (wireItem; observed:
+ * every such item of the 0.169 recordings equals the body's input item byte for byte). Not recorded:
+ * the built-in tool schemas and the instructions text as sent (the first developer input item;
+ * session_meta's `base_instructions` is the model's full prompt, which Codex trims before
+ * sending), so tools, instructions and the leading developer items form one opaque head whose
+ * label changes when the recorded instructions or those items change. A response followed by a
+ * `compacted` line is the compaction call (kind `summary`; its compaction prompt is not recorded).
+ * Codex sets `prompt_cache_key` to the conversation id (observed in every body): the cache key.
+ */
+import { createHash } from 'node:crypto';
+import { BlockNode } from '../../core/chain.js';
+import type { LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
+import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import type { CxRead } from './read.js';
+import type { TokenUsage } from './schema.js';
+
+export const HEAD_NOTE = 'head opaque: Codex does not record the tool schemas nor the instructions as sent';
+const OUTPUT_TYPES = new Set(['reasoning', 'function_call', 'custom_tool_call', 'web_search_call', 'local_shell_call', 'image_generation_call', 'tool_search_call']);
+/** Fields Codex keeps in the rollout that the API never sees. */
+const INTERNAL_FIELDS = ['internal_chat_message_metadata_passthrough'];
+
+const isOutput = (it: Record<string, unknown>) => OUTPUT_TYPES.has(String(it.type)) || (it.type === 'message' && it.role === 'assistant');
+const isLeading = (it: Record<string, unknown>) => it.type === 'message' && (it.role === 'developer' || it.role === 'system');
+
+/**
+ * The item as the API receives it: without Codex's internal fields, in the recorded key order.
+ * `replacement`: an item of a `compacted` line's `replacement_history`, which stores a message's
+ * keys as type, role, id, content while the body sends them as Codex serializes `response_item`s
+ * (type, status, id, role, content, then the rest; observed on the 0.169 recordings).
+ */
+function wireItem(it: Record<string, unknown>, replacement = false): Record<string, unknown> {
+  const keys = Object.keys(it).filter((k) => !INTERNAL_FIELDS.includes(k));
+  if (replacement && it.type === 'message') {
+    const head = ['type', 'status', 'id', 'role', 'content'].filter((k) => k in it);
+    const order = [...head, ...keys.filter((k) => !head.includes(k))];
+    if (order.length === Object.keys(it).length && order.every((k, i) => Object.keys(it)[i] === k)) return it;
+    const out: Record<string, unknown> = {};
+    for (const k of order) out[k] = it[k];
+    return out;
+  }
+  if (keys.length === Object.keys(it).length) return it;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = it[k];
+  return out;
+}
+
+/** OpenAI usage (input includes cached) → `{uncached, cacheRead, cacheWrite, output}` tokens. */
+export function usageOf(u: TokenUsage): Usage {
+  const read = u.cached_input_tokens ?? 0;
+  const write = u.cache_write_input_tokens ?? 0;
+  return { uncached: Math.max(0, u.input_tokens - read - write), cacheRead: read, cacheWrite: write, output: u.output_tokens };
+}
+
+function minus(a: TokenUsage, b: TokenUsage | undefined): TokenUsage {
+  if (!b) return a;
+  return {
+    input_tokens: a.input_tokens - b.input_tokens,
+    cached_input_tokens: (a.cached_input_tokens ?? 0) - (b.cached_input_tokens ?? 0),
+    cache_write_input_tokens: (a.cache_write_input_tokens ?? 0) - (b.cache_write_input_tokens ?? 0),
+    output_tokens: a.output_tokens - b.output_tokens,
+  };
+}
+
+/** The instructions text session_meta records (`base_instructions.text`, or `instructions`). */
+export function instructionsOf(read: CxRead): string {
+  const b = read.meta?.base_instructions;
+  return typeof b === 'string' ? b : (b?.text ?? read.meta?.instructions ?? '');
+}
+
+interface Pending {
+  line: number;
+  time?: string;
+  responseId?: string;
+  usage: Usage | null;
+  model: string;
+  items: Array<Record<string, unknown>>;
+  /** Input = items[0, end). */
+  end: number;
+  kind: 'agent' | 'summary';
+}
+
+/** Builds the requests of a rollout. */
+export function codexRequests(read: CxRead): LlmRequest[] {
+  const records = read.recs.some((r) => r.type === 'usage');
+  const pending: Pending[] = [];
+  let items: Array<Record<string, unknown>> = [];
+  let runStart: number | null = null;
+  let runLine = 0;
+  let runTime: string | undefined;
+  let model = '';
+  let lastTotal: TokenUsage | undefined;
+  let afterUsage = false;
+  const respond = (line: number, time: string | undefined, usage: Usage | null, responseId?: string) => {
+    const end = runStart ?? items.length;
+    pending.push({ line: runStart !== null ? runLine : line, time: runStart !== null ? runTime : time, responseId, usage, model, items, end, kind: 'agent' });
+    runStart = null;
+    afterUsage = true;
+  };
+  for (const r of read.recs) {
+    switch (r.type) {
+      case 'turn':
+        if (r.model) model = r.model;
+        break;
+      case 'item': {
+        const it = wireItem(r.item);
+        if (isOutput(it)) {
+          if (runStart === null) {
+            runStart = items.length;
+            runLine = r.line;
+            runTime = r.time;
+          }
+        } else {
+          runStart = null;
+          afterUsage = false;
+        }
+        items.push(it);
+        break;
+      }
+      case 'usage':
+        if (records) respond(r.line, r.time, usageOf(r.usage), r.responseId);
+        break;
+      case 'count': {
+        if (records || !r.total) break;
+        // Re-emitted copies (unchanged totals) are not new requests (reference §2.2).
+        if (lastTotal && r.total.total_tokens === lastTotal.total_tokens && r.total.input_tokens === lastTotal.input_tokens && r.total.output_tokens === lastTotal.output_tokens) break;
+        const u = r.last ?? minus(r.total, lastTotal);
+        lastTotal = r.total;
+        respond(r.line, r.time, usageOf(u));
+        break;
+      }
+      case 'compacted': {
+        const last = pending[pending.length - 1];
+        if (last && afterUsage) last.kind = 'summary';
+        items = r.history.map((x) => wireItem(x, true));
+        runStart = null;
+        afterUsage = false;
+        break;
+      }
+    }
+  }
+
+  const instructions = instructionsOf(read);
+  const heads = new Map<string, BlockNode>();
+  const nodes = new Map<string, BlockNode>();
+  const ids = new Map<Record<string, unknown>, number>();
+  const idOf = (o: Record<string, unknown>) => {
+    let id = ids.get(o);
+    if (id === undefined) ids.set(o, (id = ids.size));
+    return id;
+  };
+  const requests: LlmRequest[] = [];
+  for (const p of pending) {
+    const input = p.items.slice(0, p.end);
+    let lead = 0;
+    while (lead < input.length && isLeading(input[lead])) lead++;
+    const label = `codex:head:${createHash('sha256').update(instructions).update(JSON.stringify(input.slice(0, lead))).digest('hex').slice(0, 16)}`;
+    let node = heads.get(label);
+    if (!node) heads.set(label, (node = new BlockNode(null, opaqueHeadBlock(label))));
+    let key = label;
+    for (let i = lead; i < input.length; i++) {
+      // The body's input[0] is the instructions message, so recorded item i is input[i + 1].
+      messageBlocks(i - lead, `input[${i + 1}]`, input[i]).forEach((b, k) => {
+        key += `|${idOf(input[i])}.${k}`;
+        let n = nodes.get(key);
+        if (!n) nodes.set(key, (n = new BlockNode(node!, b)));
+        node = n;
+      });
+    }
+    const req: LlmRequest = {
+      index: requests.length + 1,
+      source: { file: read.file, line: p.line },
+      provider: 'openai',
+      model: p.model,
+      api: 'openai-responses',
+      kind: p.kind,
+      timeMs: isoMs(p.time),
+      evidence: 'reconstructed',
+      usage: p.usage,
+      tail: node,
+      params: {},
+      notes: [HEAD_NOTE],
+    };
+    if (read.meta?.id) req.cacheKey = read.meta.id;
+    if (p.responseId) req.responseId = p.responseId;
+    if (p.kind === 'summary') req.notes!.push('compaction call: its compaction prompt is not recorded in the rollout');
+    if (!records) req.notes!.push('usage from token_count events (re-emitted copies dropped)');
+    requests.push(req);
+  }
+  return requests;
+}
+
+export function isoMs(iso: string | undefined): number | null {
+  if (!iso) return null;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** Compactions (`compacted` lines), in file order. */
+export function codexEvents(read: CxRead): TranscriptEvent[] {
+  return read.recs.filter((r) => r.type === 'compacted').map((r) => ({ kind: 'compaction' as const, line: r.line, timeMs: isoMs(r.time) }));
+}

@@ -1,0 +1,59 @@
+/**
+ * zod schemas for Codex rollout lines (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`), checked
+ * per line at the boundary. Each line is `{timestamp, type, payload}` (reference/claude-code-codex.md
+ * §2.1; field definitions: openai/codex `codex-rs/protocol/src/protocol.rs`). Objects are loose:
+ * Codex adds fields in most releases. Observed on Codex 0.169.0 (test/fixtures/codex): besides
+ * the documented lines it writes `token_usage_record` lines, one per model response, with the
+ * response id and that response's usage, and `compacted` lines with `replacement_history`.
+ */
+import { z } from 'zod';
+
+/** OpenAI token usage as Codex records it (tokens; `input_tokens` includes `cached_input_tokens`). */
+export const TokenUsageSchema = z.looseObject({
+  input_tokens: z.number(),
+  cached_input_tokens: z.number().optional(),
+  cache_write_input_tokens: z.number().optional(),
+  output_tokens: z.number(),
+  reasoning_output_tokens: z.number().optional(),
+  total_tokens: z.number().optional(),
+});
+export type TokenUsage = z.infer<typeof TokenUsageSchema>;
+
+export const LineSchema = z.looseObject({
+  timestamp: z.string().optional(),
+  type: z.string(),
+  payload: z.unknown(),
+});
+
+export const SessionMetaSchema = z.looseObject({
+  id: z.string(),
+  timestamp: z.string().optional(),
+  cwd: z.string().optional(),
+  cli_version: z.string().optional(),
+  originator: z.string().optional(),
+  forked_from_id: z.string().nullish(),
+  source: z.unknown().optional(),
+  /** The instructions text: `{text}` (0.1xx) or a string; `instructions` in older builds. */
+  base_instructions: z.union([z.string(), z.looseObject({ text: z.string() })]).nullish(),
+  instructions: z.string().nullish(),
+});
+export type SessionMeta = z.infer<typeof SessionMetaSchema>;
+
+/** A Responses API input item as recorded (`response_item` payload). */
+export const ResponseItemSchema = z.looseObject({ type: z.string(), role: z.string().optional() });
+
+export const TurnContextSchema = z.looseObject({ model: z.string().optional(), cwd: z.string().optional(), effort: z.unknown().optional() });
+
+export const TokenUsageRecordSchema = z.looseObject({ response_id: z.string().optional(), usage: TokenUsageSchema });
+
+export const TokenCountSchema = z.looseObject({
+  type: z.literal('token_count'),
+  info: z
+    .looseObject({
+      total_token_usage: TokenUsageSchema.optional(),
+      last_token_usage: TokenUsageSchema.optional(),
+    })
+    .nullish(),
+});
+
+export const CompactedSchema = z.looseObject({ message: z.string().optional(), replacement_history: z.array(ResponseItemSchema).nullish() });

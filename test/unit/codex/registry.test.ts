@@ -1,0 +1,57 @@
+/**
+ * Codex through the host registry: discovery in `$CODEX_HOME`, `codex:<id prefix>`, a walk over
+ * the recording (the rollout is Codex's, not taken for Pi), and the CLI on the recorded session.
+ */
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { main } from '../../../src/cli/main.js';
+import { discoverSessions, findSessions, resolveArg } from '../../../src/hosts/registry.js';
+import type { Report } from '../../../src/report/json.js';
+import { rollout } from './helpers.js';
+
+const DIR = 'test/fixtures/codex';
+const env = { CODEX_HOME: resolve(DIR, 'codex') };
+
+describe('Codex in the host registry', () => {
+  let id: string;
+  before(() => {
+    id = /rollout-.*?-([0-9a-f]{8}-[0-9a-f-]{27})\.jsonl$/.exec(rollout(DIR))![1];
+  });
+
+  it('discovers the rollout in $CODEX_HOME/sessions with its id, cwd and first prompt', async () => {
+    const refs = (await discoverSessions({ env, home: '/nohome', paths: {} })).filter((r) => r.host === 'codex');
+    assert.deepEqual(refs.map((r) => [r.id, r.project, r.firstPrompt]), [[id, '/tmp/prefix-lens-codex-lab/project', 'Hello codex. Say hi.']]);
+  });
+
+  it('resolves codex:<id prefix> and codex: (newest); an unknown prefix matches nothing', async () => {
+    assert.deepEqual((await resolveArg(`codex:${id.slice(0, 13)}`, { env, home: '/nohome' })).map((r) => r.id), [id]);
+    assert.deepEqual((await resolveArg('codex:', { env, home: '/nohome' })).map((r) => r.id), [id]);
+    assert.deepEqual(await resolveArg('codex:zzzz', { env, home: '/nohome' }), []);
+  });
+
+  it('finds the session by walking the recording; the rollout named alone is Codex, not Pi', async () => {
+    assert.deepEqual((await findSessions(DIR)).map((r) => [r.host, r.id]), [['codex', id]]);
+    assert.deepEqual((await findSessions(rollout(DIR))).map((r) => r.host), ['codex']);
+  });
+
+  it('prefix-lens analyze --json: 9 requests (the compaction call a summary), the head breaks at the compaction call and after it', async () => {
+    let out = '';
+    const saved = process.env.CODEX_HOME;
+    process.env.CODEX_HOME = env.CODEX_HOME;
+    try {
+      assert.equal(await main(['analyze', '--json', '--no-cache', `codex:${id.slice(0, 13)}`], (s) => (out += s), () => {}), 0);
+    } finally {
+      if (saved === undefined) delete process.env.CODEX_HOME;
+      else process.env.CODEX_HOME = saved;
+    }
+    const report = JSON.parse(out) as Report;
+    const [s] = report.sessions;
+    assert.equal(s.host, 'codex');
+    // The compaction call (#7) sends no tools (body 008): its read collapses to 0 while the recorded
+    // conversation is unchanged, so the break lies in the opaque head (tools/instructions).
+    assert.deepEqual(s.requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'hit', 'model-switch', 'break', 'break', 'hit']);
+    assert.deepEqual(s.requests.map((r) => r.break?.segment ?? null), [null, null, null, null, null, null, 'head', 'head', null]);
+    assert.deepEqual(s.requests.map((r) => r.kind), ['agent', 'agent', 'agent', 'agent', 'agent', 'agent', 'summary', 'agent', 'agent']);
+    assert.equal(s.requests[7].break?.segment, 'head');
+  });
+});
