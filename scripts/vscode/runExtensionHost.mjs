@@ -20,11 +20,12 @@ export async function runExtensionHostSuite(o) {
     // The workbench calls these when extension tests run (the hooks @vscode/test-web uses).
     await page.exposeFunction('codeAutomationLog', (_type, args) => console.log(util.format(...args)));
     await page.exposeFunction('codeAutomationExit', (code) => done(code));
+    // Generous: on a loaded machine (other suites running) the first workbench load can take over 30 s.
     await page.goto(workbenchUrl(server.port, o.workspace, [
       ['extensionDevelopmentPath', remoteUri(server.port, o.extDir)],
       ['extensionTestsPath', remoteUri(server.port, o.testsEntry)],
       ['skipWelcome', 'true'],
-    ]));
+    ]), { timeout: 180_000 });
     const timer = setTimeout(() => done('timeout'), o.timeoutMs ?? 300_000);
     const code = await exited;
     clearTimeout(timer);

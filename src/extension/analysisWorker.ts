@@ -32,9 +32,14 @@ export class AnalysisWorker {
   /** Jobs finished and worker threads started, for the log and tests. */
   readonly stats = { jobs: 0, workersStarted: 0, cancelled: 0 };
 
+  /**
+   * @param distDir folder of worker.js
+   * @param resultsDir folder of the shared result cache (src/cache/results.ts) analyze jobs use
+   */
   constructor(
     private readonly distDir: string,
     private readonly log: (line: string) => void,
+    private readonly resultsDir?: string,
   ) {}
 
   /**
@@ -44,7 +49,8 @@ export class AnalysisWorker {
   run<J extends WorkerJob>(job: J, opts: { token?: vscode.CancellationToken; urgent?: boolean } = {}): Promise<Ok<J['op']>> {
     return new Promise<WorkerResponse>((resolve, reject) => {
       if (opts.token?.isCancellationRequested) return reject(new CancelledError());
-      const p: Pending = { req: { ...job, id: this.nextId++ } as WorkerRequest, resolve, reject, token: opts.token };
+      const withCache = job.op === 'analyze' && this.resultsDir && !job.cacheDir ? { ...job, cacheDir: this.resultsDir } : job;
+      const p: Pending = { req: { ...withCache, id: this.nextId++ } as WorkerRequest, resolve, reject, token: opts.token };
       opts.token?.onCancellationRequested(() => this.cancel(p));
       if (opts.urgent) this.queue.unshift(p);
       else this.queue.push(p);

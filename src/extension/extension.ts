@@ -36,6 +36,7 @@ export const COMMANDS = [
 export interface PrefixLensApi {
   /** Wall time of `activate`, ms. */
   activationMs: number;
+  extensionUri: vscode.Uri;
   log: Log;
   worker: AnalysisWorker;
   sessions: SessionsView;
@@ -55,7 +56,7 @@ type TimelineTarget = SessionRef | { path: string; requestIndex?: number } | und
 export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const t0 = performance.now();
   const log = createLog();
-  const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l));
+  const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l), vscode.Uri.joinPath(context.globalStorageUri, 'results').fsPath);
   const cache = new SummaryCache(context.globalStorageUri.fsPath);
   void cache.load();
   const sessions = new SessionsView(worker, cache, log);
@@ -240,7 +241,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   );
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
-  return { activationMs, log, worker, sessions, fleet, diagnostics, toggle, cache, analyze, timelines };
+  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, fleet, diagnostics, toggle, cache, analyze, timelines };
 }
 
 export function deactivate(): void {

@@ -7,7 +7,8 @@
 import { parentPort } from 'node:worker_threads';
 import { analyzeSession } from '../core/analyze.js';
 import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders, type DiscoverOptions, type SessionRef } from '../hosts/registry.js';
-import { sessionReport } from '../report/json.js';
+import { analyzeRefCached } from '../cache/results.js';
+import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { rulesWithOverrides } from './rules.js';
 import type { WorkerRequest, WorkerResponse } from './workerProtocol.js';
@@ -36,14 +37,18 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
     return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
   }
   const rules = rulesWithOverrides(msg.overrides);
-  let sessions;
+  const analyze = async (ref: SessionRef, r: typeof rules): Promise<SessionReport[]> => {
+    const sessions = await openRef(ref, { env: msg.env, requestsDir: msg.requestsDir });
+    return sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, r)), s));
+  };
+  let reports: SessionReport[];
   try {
-    sessions = await openRef(msg.ref, { env: msg.env, requestsDir: msg.requestsDir });
+    // The shared result cache (src/cache/results.ts, as the CLI uses it) unless wire bodies are given.
+    reports = msg.cacheDir && !msg.requestsDir ? await analyzeRefCached(msg.ref, { cacheDir: msg.cacheDir, rules, analyze }) : await analyze(msg.ref, rules);
   } finally {
     // A database stays open between reads only within one job: the next job sees its newest rows.
     releaseReaders();
   }
-  const reports = sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, rules)), s));
   return { id: msg.id, ok: true, op: 'analyze', sessions: reports, ms: took() };
 }
 

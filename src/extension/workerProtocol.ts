@@ -8,7 +8,7 @@ import type { RuleOverrides } from './rules.js';
 
 export type WorkerRequest =
   | { id: number; op: 'discover'; opts: DiscoverOptions }
-  | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides };
+  | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides; cacheDir?: string };
 
 /** `ms`: wall time of the job inside the worker. */
 export type WorkerResponse =

@@ -24,7 +24,7 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
       assert.equal(await tree.getByRole('treeitem', { name: /^Pi/ }).count(), 1);
       await wb.page.mouse.move(1300, 840);
       await wb.page.waitForTimeout(500);
-      const file = join(screenshotsDir, `sidebar-${theme}.png`);
+      const file = join(screenshotsDir, `vscode-sidebar-${theme}.png`);
       await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: 760, height: 560 } });
       console.log(`      screenshot ${file}`);
     });

@@ -47,7 +47,7 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
       assert.match(text, /messages\[2\]\.content\[0\]\.text/);
       await wb.page.mouse.move(1390, 850);
       await wb.page.waitForTimeout(500);
-      const file = join(screenshotsDir, `timeline-${theme}.png`);
+      const file = join(screenshotsDir, `vscode-timeline-${theme}.png`);
       await wb.page.screenshot({ path: file });
       console.log(`      screenshot ${file}`);
     });

@@ -50,7 +50,7 @@ export async function startWorkbench(): Promise<Workbench> {
     page,
     async open(theme) {
       server.writeSettings({ 'workbench.colorTheme': THEMES[theme].id });
-      await page.goto(url);
+      await page.goto(url, { timeout: 180_000 });
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
       // The theme is applied a few seconds after the status bar appears.
       await page.waitForSelector(`.monaco-workbench.${THEMES[theme].cls}`, { timeout: 60_000 });

@@ -4,4 +4,6 @@ import './sessions.test.js';
 import './diagnostics.test.js';
 import './terminal.test.js';
 import './fleet.test.js';
+import './timeline.test.js';
+import './settings.test.js';
 import './scale.test.js';

@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { REPORT_ELEMENT_ID } from '../../src/protocol.js';
+import { PI_MAIN, api, testEnv, until } from './helpers.js';
+
+describe('Timeline panel', () => {
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('opens one panel per session at a request ("Open Timeline at this request"), and the app asks for the report', async () => {
+    const a = await api();
+    const path = join(testEnv.home, PI_MAIN);
+    const report = await vscode.commands.executeCommand<{ requests: unknown[]; totals: { breaks: number } }>('prefixLens.openTimeline', { path, requestIndex: 10 });
+    assert.equal(report?.requests.length, 13);
+    assert.equal(report?.totals.breaks, 3);
+    const tl = await a.timelines();
+    const ref = (await a.sessions.sessions()).find((r) => r.path === path)!;
+    const panel = tl.get(ref.key)!;
+    assert.ok(panel, 'a panel for the session');
+    assert.equal(panel.panel.viewType, 'prefixLens.timeline');
+    assert.equal(panel.panel.title, 'Timeline: pi lab session');
+    assert.deepEqual(panel.panel.webview.options.localResourceRoots?.map((u) => u.path), [vscode.Uri.joinPath(a.extensionUri, 'dist').path]);
+    // The app posts `ready` once it runs; only then does the panel send `load` (with request #10 selected).
+    await until('the app to ask for the report', () => panel.loads >= 1, 60_000);
+    await vscode.commands.executeCommand('prefixLens.openTimeline', { path, requestIndex: 13 });
+    assert.equal(tl.size, 1, 'the same session reuses its panel');
+    assert.equal(panel.loads, 1, 'revealing an open panel selects, it does not reload');
+  });
+
+  it('follows the session file as it grows (live tail)', async () => {
+    const a = await api();
+    const dir = join(testEnv.tmp, 'live');
+    mkdirSync(dir, { recursive: true });
+    const lines = readFileSync(join(testEnv.home, PI_MAIN), 'utf8').split('\n');
+    const file = join(dir, '2026-12-01T00-00-00-000Z_live.jsonl');
+    // Lines 1–24: requests #1–#7; the rest arrives later, as an agent would write it.
+    writeFileSync(file, `${lines.slice(0, 24).join('\n')}\n`);
+    const first = await vscode.commands.executeCommand<{ requests: unknown[] }>('prefixLens.openTimeline', { path: file });
+    assert.equal(first?.requests.length, 7);
+    const panel = (await a.timelines()).get(file)!;
+    await until('the first load', () => panel.loads >= 1, 60_000);
+    appendFileSync(file, lines.slice(24).join('\n'));
+    await until('the panel to reload with 13 requests', () => panel.current.requests.length === 13 && panel.loads >= 2, 30_000);
+    assert.equal(panel.current.totals.breaks, 3);
+  });
+
+  it('exports the standalone HTML report of a session (the same app and view model)', async () => {
+    const path = join(testEnv.home, PI_MAIN);
+    const to = vscode.Uri.file(join(testEnv.tmp, 'export.html'));
+    const written = await vscode.commands.executeCommand<vscode.Uri>('prefixLens.exportHtml', { path }, to);
+    assert.equal(written?.fsPath, to.fsPath);
+    const html = readFileSync(to.fsPath, 'utf8');
+    const data = new RegExp(`<script type="application/json" id="${REPORT_ELEMENT_ID}">([\\s\\S]*?)</script>`).exec(html);
+    assert.ok(data, 'the report data element');
+    const report = JSON.parse(data[1]);
+    assert.deepEqual([report.version, report.sessions.length, report.sessions[0].requests.length, report.sessions[0].totals.breaks], [1, 1, 13, 3]);
+  });
+
+  it('"Reveal in transcript" opens the file at the request line', async () => {
+    const path = join(testEnv.home, PI_MAIN);
+    await vscode.commands.executeCommand('prefixLens.revealInTranscript', { path, line: 33 });
+    const ed = vscode.window.activeTextEditor!;
+    assert.equal(ed.document.uri.fsPath, path);
+    assert.equal(ed.selection.active.line, 32);
+  });
+});
