@@ -81,6 +81,9 @@ export class SummaryCache {
   private entries = new Map<string, Entry>();
   private saveTimer: ReturnType<typeof setTimeout> | undefined;
   private loaded: Promise<void> | undefined;
+  /** The last save (saves are chained so two never race on the file). */
+  private saving: Promise<void> = Promise.resolve();
+  private writes = 0;
   /** Lookups answered from the cache / recomputed, for the log and tests. */
   readonly stats = { hits: 0, misses: 0 };
 
@@ -144,13 +147,17 @@ export class SummaryCache {
     }, 1000);
   }
 
-  /** Writes the cache now (atomically: temp file + rename). */
-  async save(): Promise<void> {
+  /** Writes the cache now (atomically: temp file + rename); saves run one after another, each with its own temp file. */
+  save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
-    await mkdir(this.dir, { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify({ format: FORMAT, entries: Object.fromEntries(this.entries) }));
-    await rename(tmp, this.file);
+    const run = async () => {
+      await mkdir(this.dir, { recursive: true });
+      const tmp = `${this.file}.${process.pid}.${++this.writes}.tmp`;
+      await writeFile(tmp, JSON.stringify({ format: FORMAT, entries: Object.fromEntries(this.entries) }));
+      await rename(tmp, this.file);
+    };
+    this.saving = this.saving.then(run, run);
+    return this.saving;
   }
 }
