@@ -3,16 +3,19 @@
 //   vscode    mocha inside VS Code's real extension host (code-server), trusted workspace
 //   restricted  the same, in an untrusted workspace (restricted mode)
 //   e2e       the workbench in chromium: command palette, Sessions view, Timeline webview, screenshots
+//   installed the VSIX (`npm run package` on a clean copy) installed into code-server, no development
+//             path: the e2e Timeline smoke path (light theme) and test/installed against that copy
 // The VS Code suites need code-server + Node 24 + chromium: scripts/vscode/setup-env.sh prepares
 // them once into a cache folder. A suite that cannot run at all counts as one failure.
-//   node scripts/test.mjs [--only=unit,vscode,restricted,e2e] [mocha args for the unit suite…]
+//   node scripts/test.mjs [--only=unit,vscode,restricted,e2e,installed] [mocha args for the unit suite…]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ensureChromium } from './ensure-chromium.mjs';
+import { packageVsix } from './vsix/vsix.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -45,7 +48,7 @@ try {
     collect('unit', file);
   }
 
-  const vscodeSuites = ['vscode', 'restricted', 'e2e'].filter(want);
+  const vscodeSuites = ['vscode', 'restricted', 'e2e', 'installed'].filter(want);
   if (vscodeSuites.length) {
     let envDir;
     try {
@@ -74,6 +77,27 @@ try {
           env: { ...process.env, PREFIX_LENS_RESULTS: file, PREFIX_LENS_VSCODE_ENV_DIR: envDir, PREFIX_LENS_FIXTURE_HOME: fx.home, PREFIX_LENS_TEST_TMP: fx.tmp, PREFIX_LENS_WORKSPACE: fx.workspace },
         });
         collect('e2e', file);
+      }
+      if (want('installed')) {
+        const fx = prepareFixtures('installed');
+        console.log('== installed suite (the built VSIX installed into code-server, no development path)');
+        const file = join(scratch, 'installed.json');
+        const vsix = join(scratch, 'prefix-lens.vsix');
+        let note;
+        try {
+          packageVsix(repo, vsix);
+          console.log(`   packaged ${vsix} (${statSync(vsix).size} bytes)`);
+        } catch (e) {
+          note = `packaging failed: ${e.message}`;
+        }
+        if (!note) {
+          spawnSync('npx', ['mocha', '--config', 'test/installed/.mocharc.json'], {
+            stdio: 'inherit',
+            cwd: repo,
+            env: { ...process.env, PREFIX_LENS_RESULTS: file, PREFIX_LENS_VSCODE_ENV_DIR: envDir, PREFIX_LENS_FIXTURE_HOME: fx.home, PREFIX_LENS_TEST_TMP: fx.tmp, PREFIX_LENS_WORKSPACE: fx.workspace, PREFIX_LENS_VSIX: vsix, PREFIX_LENS_SCREENSHOTS_DIR: join(fx.tmp, 'screenshots') },
+          });
+        }
+        collect('installed', file, note);
       }
     }
   }

@@ -1,7 +1,7 @@
 // Starts code-server (a real VS Code server + web workbench) from the cache folder that
 // setup-env.sh prepared, on a free port (bind 127.0.0.1:0, port read from its log), in its own
 // process group so `stop()` ends it and every child (extension host, file watcher, terminals).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,10 +23,13 @@ const BASE_SETTINGS = {
 };
 
 /**
- * @param {{envDir: string, workspace: string, home: string, env?: Record<string,string>, settings?: object, trusted?: boolean}} o
+ * @param {{envDir: string, workspace: string, home: string, env?: Record<string,string>, settings?: object, trusted?: boolean, vsix?: string}} o
  *   `home`: HOME of the server and so of the extension host (the tests' fixture home).
  *   `trusted: false` enables workspace trust, so the workspace opens in restricted mode.
- * @returns {Promise<{port: number, state: string, pid: number, writeSettings(s: object): void, stop(): Promise<void>}>}
+ *   `vsix`: installed mode: the package is installed with `--install-extension` into the fresh
+ *   extensions folder before the server starts (then open the workbench without a development path).
+ * @returns {Promise<{port: number, state: string, extensionsDir: string, pid: number, writeSettings(s: object): void, stop(): Promise<void>}>}
+ * @throws {Error} when code-server does not start within 60 s, or does not install the VSIX
  */
 export async function startCodeServer(o) {
   const state = mkdtempSync(join(tmpdir(), 'prefix-lens-cs-'));
@@ -53,6 +56,15 @@ export async function startCodeServer(o) {
     '--user-data-dir', join(state, 'ud'), '--extensions-dir', join(state, 'ext'),
     // Without it, VS Code 1.139's built product ignores the URL payload's extensionDevelopmentPath / extensionTestsPath.
     '--vscode-option', 'enable-smoke-test-driver', o.workspace];
+  if (o.vsix) {
+    // The CLI installs and exits; it reports an unusable package on stdout with exit code 0 or 1.
+    const r = spawnSync(bin, ['--config', join(state, 'config.yaml'), '--user-data-dir', join(state, 'ud'), '--extensions-dir', join(state, 'ext'), '--install-extension', o.vsix], { env, encoding: 'utf8', timeout: 120_000 });
+    const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+    if (r.status !== 0 || !/was successfully installed/.test(out)) {
+      rmSync(state, { recursive: true, force: true });
+      throw new Error(`code-server --install-extension ${o.vsix} failed (${r.error?.message ?? `exit ${r.status}`}):\n${out}`);
+    }
+  }
   const logFile = join(state, 'server.log');
   const fd = openSync(logFile, 'a');
   const child = spawn(bin, args, { env, detached: true, stdio: ['ignore', fd, fd] });
@@ -72,7 +84,7 @@ export async function startCodeServer(o) {
   for (;;) {
     const log = readFileSync(logFile, 'utf8');
     const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
-    if (m) return { port: Number(m[1]), state, pid, writeSettings, stop };
+    if (m) return { port: Number(m[1]), state, extensionsDir: join(state, 'ext'), pid, writeSettings, stop };
     if (exited || Date.now() - t0 > 60_000) {
       await stop();
       throw new Error(`code-server did not start:\n${log.slice(-2000)}`);

@@ -2,6 +2,8 @@
  * The VS Code workbench (code-server) in chromium with Prefix Lens loaded in development mode, for
  * the browser suite. Environment from scripts/test.mjs: PREFIX_LENS_VSCODE_ENV_DIR (code-server +
  * Node 24), PREFIX_LENS_FIXTURE_HOME (HOME with the recorded sessions), PREFIX_LENS_WORKSPACE.
+ * Installed mode (suite `installed`): PREFIX_LENS_VSIX names a built package; it is installed into
+ * the server's fresh extensions folder and the workbench opens with no extensionDevelopmentPath.
  */
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,8 +30,12 @@ export interface Workbench {
   widenSideBar(px: number): Promise<void>;
   /** Runs a command through the command palette (F1), retrying until the command is listed. */
   command(title: string): Promise<void>;
+  /** Opens a file by its absolute path through Quick Open (Ctrl+P). */
+  quickOpen(path: string): Promise<void>;
   /** The Timeline webview's content frame (`iframe.webview.ready` → `#active-frame`). */
   webview(): FrameLocator;
+  /** Installed mode: the server's extensions folder holding the unpacked VSIX; else undefined. */
+  extensionsDir?: string;
   close(): Promise<void>;
 }
 
@@ -39,15 +45,17 @@ export async function startWorkbench(): Promise<Workbench> {
   const workspace = process.env.PREFIX_LENS_WORKSPACE;
   if (!envDir || !home || !workspace) throw new Error('run through scripts/test.mjs (PREFIX_LENS_VSCODE_ENV_DIR, PREFIX_LENS_FIXTURE_HOME, PREFIX_LENS_WORKSPACE)');
   mkdirSync(screenshotsDir, { recursive: true });
-  const server = await startCodeServer({ envDir, workspace, home, settings: { 'workbench.colorTheme': THEMES.light.id } });
+  const vsix = process.env.PREFIX_LENS_VSIX;
+  const server = await startCodeServer({ envDir, workspace, home, vsix, settings: { 'workbench.colorTheme': THEMES.light.id } });
   const browser = await launchChromium(chromium);
   const page: Page = browser.ctx.pages()[0] ?? (await browser.ctx.newPage());
   const url = workbenchUrl(server.port, workspace, [
-    ['extensionDevelopmentPath', remoteUri(server.port, repo)],
+    ...(vsix ? [] : [['extensionDevelopmentPath', remoteUri(server.port, repo)]]),
     ['skipWelcome', 'true'],
   ]);
   return {
     page,
+    extensionsDir: vsix ? server.extensionsDir : undefined,
     async open(theme) {
       server.writeSettings({ 'workbench.colorTheme': THEMES[theme].id });
       await page.goto(url, { timeout: 180_000 });
@@ -84,6 +92,15 @@ export async function startWorkbench(): Promise<Workbench> {
         }
       }
       await page.keyboard.press('Enter');
+    },
+    async quickOpen(path) {
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input.input').first();
+      await input.waitFor({ state: 'visible' });
+      await input.fill(path);
+      await page.locator('.quick-input-widget [role=option]').first().waitFor({ timeout: 30_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.editor-group-container .tab.active').first().waitFor({ timeout: 30_000 });
     },
     webview() {
       return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
