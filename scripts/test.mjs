@@ -94,7 +94,7 @@ try {
           spawnSync('npx', ['mocha', '--config', 'test/installed/.mocharc.json'], {
             stdio: 'inherit',
             cwd: repo,
-            env: { ...process.env, PREFIX_LENS_RESULTS: file, PREFIX_LENS_VSCODE_ENV_DIR: envDir, PREFIX_LENS_FIXTURE_HOME: fx.home, PREFIX_LENS_TEST_TMP: fx.tmp, PREFIX_LENS_WORKSPACE: fx.workspace, PREFIX_LENS_VSIX: vsix, PREFIX_LENS_SCREENSHOTS_DIR: join(fx.tmp, 'screenshots') },
+            env: { ...process.env, PREFIX_LENS_RESULTS: file, PREFIX_LENS_VSCODE_ENV_DIR: envDir, PREFIX_LENS_FIXTURE_HOME: fx.home, PREFIX_LENS_TEST_TMP: fx.tmp, PREFIX_LENS_WORKSPACE: fx.workspace, PREFIX_LENS_VSIX: vsix, PREFIX_LENS_SCREENSHOTS_DIR: process.env.PREFIX_LENS_SCREENSHOTS_DIR ? resolve(repo, process.env.PREFIX_LENS_SCREENSHOTS_DIR) : join(fx.tmp, 'screenshots') },
           });
         }
         collect('installed', file, note);

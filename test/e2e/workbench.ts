@@ -46,7 +46,9 @@ export async function startWorkbench(): Promise<Workbench> {
   if (!envDir || !home || !workspace) throw new Error('run through scripts/test.mjs (PREFIX_LENS_VSCODE_ENV_DIR, PREFIX_LENS_FIXTURE_HOME, PREFIX_LENS_WORKSPACE)');
   mkdirSync(screenshotsDir, { recursive: true });
   const vsix = process.env.PREFIX_LENS_VSIX;
-  const server = await startCodeServer({ envDir, workspace, home, vsix, settings: { 'workbench.colorTheme': THEMES.light.id } });
+  // The Fleet view asks the recorded 5-pane fleet (fake phux) so its screenshots show a fleet.
+  const phux = join(repo, 'test/fixtures/phux/fake-phux.mjs');
+  const server = await startCodeServer({ envDir, workspace, home, vsix, settings: { 'workbench.colorTheme': THEMES.light.id, 'prefixLens.phux.path': phux } });
   const browser = await launchChromium(chromium);
   const page: Page = browser.ctx.pages()[0] ?? (await browser.ctx.newPage());
   const url = workbenchUrl(server.port, workspace, [

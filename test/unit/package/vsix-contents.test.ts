@@ -105,7 +105,10 @@ describe('VSIX package (npm run package)', function () {
     assert.equal(readme.split('\n')[0], '# Prefix Lens');
     // vsce rewrote every relative image to the repository's raw URL; each one exists in the project.
     const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)/g)].map((m) => m[1]);
-    assert.ok(images.some((s) => /timeline-light\.png$/.test(s)), `the readme shows the Timeline (${images})`);
+    // the Timeline, and the Sessions and Fleet views (screenshots from the browser suites)
+    for (const shot of [/\/vscode\/timeline-light\.png$/, /\/vscode\/sessions-fleet-light\.png$/]) {
+      assert.ok(images.some((s) => shot.test(s)), `the readme shows ${shot} (${images})`);
+    }
     const raw = `${manifest.repository.url.replace(/\.git$/, '')}/raw/HEAD/`;
     for (const src of images) {
       assert.ok(src.startsWith(raw), `${src} is served from the repository`);
@@ -126,6 +129,13 @@ describe('VSIX package (npm run package)', function () {
       assert.ok(notices.includes(`${p}@${version} (`), `${p} is listed at the locked version ${version}`);
     }
     assert.ok(!/no license file in the package/.test(notices), 'every bundled package has its license text');
+  });
+
+  it('documents every setting with its default in the readme settings table, and no other', () => {
+    const props: Record<string, { default: unknown }> = manifest.contributes?.configuration?.properties ?? {};
+    const readme = entries.get('extension/readme.md')!.data.toString('utf8');
+    const rows = [...readme.matchAll(/^\| `(prefixLens\.[\w.]+)` \| `([^`]*)` \|/gm)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(rows, Object.entries(props).map(([k, v]) => [k, JSON.stringify(v.default)]));
   });
 
   it('has a 128×128 PNG icon inside the package', () => {
