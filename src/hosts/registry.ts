@@ -357,7 +357,7 @@ async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<Se
  * The sessions at or below a path, in path order (a database's sessions in creation order).
  * The path itself may be anything a host recognizes (`explicit`: a named `.jsonl` is always read as
  * Pi, a named `.db` as OpenCode); below it, each file and folder is offered to every host, and
- * folders no host claims are entered (symbolic links are not followed, so a walk cannot loop).
+ * folders no host claims are entered (symbolic links to folders are not entered, so a walk cannot loop).
  * @returns [] when nothing is recognized (the caller says why)
  * @throws Error "<path>: no such file or directory" when the path does not exist
  */
@@ -385,7 +385,9 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
   } catch {
     return;
   }
-  const files = entries.filter((e) => e.isFile()).map((e) => join(dir, e.name));
+  // Everything but folders is offered: symlinks (hosts follow them to files only, so a walk cannot
+  // loop) and special files named like a session, which then give a diagnostic instead of vanishing.
+  const files = entries.filter((e) => !e.isDirectory()).map((e) => join(dir, e.name));
   const found = await mapLimit(files, PEEK_CONCURRENCY, async (f) => {
     for (const h of hosts) {
       const refs = await h.refsAt(f, false, false);

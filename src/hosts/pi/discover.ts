@@ -130,13 +130,19 @@ export async function piRef(file: string, explicit: boolean): Promise<SessionRef
   } catch {
     return null;
   }
-  if (!st.isFile()) return null;
-  let peek: PiPeek;
-  try {
-    peek = await peekPiFile(file, st.size);
-  } catch {
-    if (!explicit) return null;
-    peek = { header: null, firstLineIsJson: false, title: null, firstPrompt: null };
+  if (st.isDirectory()) return null;
+  // A FIFO, socket or device named like a session, met in a walk, is claimed without a peek (which
+  // could block or read forever): opening it reports what it is. Named by the user, the caller
+  // says so itself (open.ts).
+  const special = !st.isFile();
+  if (special && explicit) return null;
+  let peek: PiPeek = { header: null, firstLineIsJson: false, title: null, firstPrompt: null };
+  if (!special) {
+    try {
+      peek = await peekPiFile(file, st.size);
+    } catch {
+      if (!explicit) return null;
+    }
   }
   if (!explicit && !peek.header && peek.firstLineIsJson) return null;
   return {
