@@ -13,6 +13,7 @@
  * `pi`, `omp`, … and kinds newer builds add). `state` and `attention` are closed enums as
  * documented (§1.3).
  */
+import { parseBounded } from '../core/depth.js';
 import { z } from 'zod';
 
 /** Lifecycle state of a pane's agent (`AgentState`, serde snake_case; reference/phux.md §1.3). */
@@ -96,7 +97,8 @@ export type AgentListParse =
 export function parseAgentList(stdout: string): AgentListParse {
   let raw: unknown;
   try {
-    raw = JSON.parse(stdout);
+    // Depth-bounded (core/depth.ts): unknown pane fields are kept and re-encoded by `fleet --json`.
+    raw = parseBounded(stdout).value;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, cause: 'json', message: `phux agent list output is not JSON: ${message}`, issues: [] };

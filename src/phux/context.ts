@@ -15,6 +15,7 @@
  * </phux-context>
  * ```
  */
+import { parseBounded } from '../core/depth.js';
 import { z } from 'zod';
 import { jsonPath } from './agentList.js';
 import { PHUX_CONTROL_CHARS, utf8Length } from './sanitize.js';
@@ -271,7 +272,7 @@ export function parseContextMessage(text: string, limits: ContextLimits = DEFAUL
 
   let raw: unknown;
   try {
-    raw = JSON.parse(jsonLine);
+    raw = parseBounded(jsonLine).value; // depth-bounded: the body is re-encoded for its size
   } catch (err) {
     problems.push({ rule: 'invalid-message', message: `the body is not JSON: ${err instanceof Error ? err.message : String(err)}` });
     return out;
