@@ -204,7 +204,7 @@ describe('pi normalize: per-API message encoding (synthetic sessions)', () => {
     );
   });
 
-  it('stays linear: 3000 turns build in well under a second per thousand, each request adds only its new blocks', async () => {
+  it('stays linear: 3000 turns share one chain, each request adds only its new blocks', async () => {
     const f = join(dir, 'long.jsonl');
     const lines: object[] = [HEADER];
     let parent: string | null = null;
@@ -214,15 +214,12 @@ describe('pi normalize: per-API message encoding (synthetic sessions)', () => {
       parent = `a${i}`;
     }
     await writeJsonl(f, lines);
-    const t0 = performance.now();
     const s = await readPiSession(f);
-    const ms = performance.now() - t0;
     assert.equal(s.requests.length, 3000);
     assert.equal(messageCount(s.requests[2999].tail), 5999);
     const seen = new Set<BlockNode>();
     for (const r of s.requests) for (let n = r.tail; n && !seen.has(n); n = n.prev) seen.add(n);
     // head + user and assistant block of every turn but the last + one breakpoint copy per request
     assert.equal(seen.size, 1 + 2 * 2999 + 3000);
-    assert.ok(ms < 5000, `took ${ms} ms`);
   });
 });
