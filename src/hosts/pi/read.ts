@@ -184,7 +184,8 @@ export function buildPiRead(
 
   const read: PiRead = { file, header, version, entries: [], byId: new Map(), diagnostics, ignored };
   extendPiRead(read, raws, parts);
-  diagnostics.push(...parts.head, ...parts.entries, ...parts.links);
+  // A loop, not push(...): a file can carry a million diagnostics before they are folded.
+  for (const list of [parts.head, parts.entries, parts.links]) for (const d of list) diagnostics.push(d);
   return read;
 }
 
