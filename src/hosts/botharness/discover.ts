@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { decompress } from 'fzstd';
 import { openRegular } from '../files.js';
+import { objectOf as parse } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
 import { botharnessDbPath, decodeCwdDir, dshHomeOfLog, LOG_NAME } from './locate.js';
@@ -27,15 +28,6 @@ export interface DshPeek {
   header: DshHeader | null;
   title: string | null;
   firstPrompt: string | null;
-}
-
-function parse(line: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -9,14 +9,13 @@
  * long session is only known after analysis.
  */
 import { stat } from 'node:fs/promises';
-import { openRegular } from '../files.js';
+import { objectOf as parse, PEEK_BYTES, readAt, windowLines } from '../peek.js';
 import { basename, dirname } from 'node:path';
 import type { SessionRef } from '../registry.js';
 import { decodeCwdDir } from './locate.js';
 import { HeaderSchema } from './schema.js';
 
 /** Bytes read at each end of a file for discovery. */
-const PEEK_BYTES = 16 * 1024;
 /** Characters of the first prompt kept for display. */
 const PROMPT_CHARS = 200;
 
@@ -27,37 +26,6 @@ export interface PiPeek {
   firstLineIsJson: boolean;
   title: string | null;
   firstPrompt: string | null;
-}
-
-/** Reads up to `len` bytes at `pos`. */
-async function readAt(file: string, pos: number, len: number): Promise<Buffer> {
-  const { handle: fh } = await openRegular(file); // never blocks on a FIFO put in the file's place
-  try {
-    const buf = Buffer.alloc(len);
-    const { bytesRead } = await fh.read(buf, 0, len, pos);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Complete lines of a window (the partial first line of a tail window and the partial last one dropped). */
-function windowLines(buf: Buffer, fromStart: boolean, toEnd: boolean): string[] {
-  let text = buf.toString('utf8');
-  if (fromStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const lines = text.split('\n');
-  if (!fromStart) lines.shift();
-  if (!toEnd || !text.endsWith('\n')) lines.pop();
-  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-}
-
-function parse(line: string): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(line);
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function promptOf(entry: Record<string, unknown>): string | null {
