@@ -1,4 +1,5 @@
 /** Display formatting only (numbers, money, durations); every figure comes from the view model. */
+import { duration as reportDuration } from '../src/report/reason.js';
 
 /** Tokens with en-US grouping: 12,345. */
 export function tokens(n: number | null | undefined): string {
@@ -17,16 +18,9 @@ export function percent(x: number | null | undefined): string {
   return x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`;
 }
 
-/** A duration in ms: 850 ms, 12 s, 4 min 12 s, 1 h 3 min. */
+/** A duration in ms: 850 ms, 12 s, 4 min 12 s, 1 h 3 min (the report's own wording, src/report/reason.ts). */
 export function duration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return '—';
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
-  const h = Math.floor(m / 60);
-  return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  return ms === null || ms === undefined ? '—' : reportDuration(ms);
 }
 
 /** ISO time → local "YYYY-MM-DD HH:MM:SS" (the report's own times, shown in the viewer's zone). */
