@@ -2,6 +2,7 @@
  * Cheap reads for discovery: a window of a file's head or tail as complete lines, parsed as JSON
  * objects where they are. Only regular files are read (files.ts), never more than `len` bytes.
  */
+import { stat } from 'node:fs/promises';
 import { openRegular } from './files.js';
 
 /** Bytes read at each end of a file for discovery. */
@@ -45,4 +46,32 @@ export async function peekLines(file: string, size: number, bytes = PEEK_BYTES):
   if (size <= bytes) return { head, tail: [] };
   const pos = Math.max(bytes, size - bytes);
   return { head, tail: windowLines(await readAt(file, pos, size - pos), false, true) };
+}
+
+/** A regular, non-empty file's stat and its peeked lines (peekLines). */
+export interface PeekedFile {
+  /** Bytes. */
+  size: number;
+  /** Last modification, ms since the epoch. */
+  mtimeMs: number;
+  lines: { head: string[]; tail: string[] };
+}
+
+/**
+ * Stats `file` and peeks at its head and tail windows (`bytes` each).
+ * @returns null when the file is missing, not a regular file, empty, or cannot be read (never throws)
+ */
+export async function peekFile(file: string, bytes = PEEK_BYTES): Promise<PeekedFile | null> {
+  let st;
+  try {
+    st = await stat(file);
+  } catch {
+    return null;
+  }
+  if (!st.isFile() || st.size === 0) return null;
+  try {
+    return { size: st.size, mtimeMs: st.mtimeMs, lines: await peekLines(file, st.size, bytes) };
+  } catch {
+    return null;
+  }
 }

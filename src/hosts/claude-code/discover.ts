@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { objectOf, peekLines } from '../peek.js';
+import { objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { AGENT_FILE, SESSION_FILE, subagentFiles } from './locate.js';
 
@@ -36,19 +36,9 @@ function promptOf(o: Record<string, unknown>): string | null {
 export async function claudeRef(file: string, explicit: boolean): Promise<SessionRef | null> {
   const name = basename(file);
   if (!name.endsWith('.jsonl') || (!explicit && (!SESSION_FILE.test(name) || AGENT_FILE.test(name)))) return null;
-  let st;
-  try {
-    st = await stat(file);
-  } catch {
-    return null;
-  }
-  if (!st.isFile() || st.size === 0) return null;
-  let lines;
-  try {
-    lines = await peekLines(file, st.size);
-  } catch {
-    return null;
-  }
+  const st = await peekFile(file);
+  if (!st) return null;
+  const { lines } = st;
   const objs = lines.head.map(objectOf);
   const first = objs.find((o) => o !== undefined);
   if (!isClaudeLine(first)) return null;

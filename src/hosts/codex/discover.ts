@@ -4,9 +4,8 @@
  * first user message event (`user_message`, or 0.169's `item_completed` UserMessage; Codex's own
  * context items are not prompts).
  */
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { objectOf, peekLines } from '../peek.js';
+import { objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { ROLLOUT_FILE } from './locate.js';
 
@@ -19,20 +18,10 @@ const PROMPT_CHARS = 200;
 export async function codexRef(file: string, explicit: boolean): Promise<SessionRef | null> {
   const name = basename(file);
   if (!name.endsWith('.jsonl') || (!explicit && !ROLLOUT_FILE.test(name))) return null;
-  let st;
-  try {
-    st = await stat(file);
-  } catch {
-    return null;
-  }
-  if (!st.isFile() || st.size === 0) return null;
-  let lines;
-  try {
-    // The session_meta line holds the whole instructions text (~20 KB): a wider head window.
-    lines = await peekLines(file, st.size, 64 * 1024);
-  } catch {
-    return null;
-  }
+  // The session_meta line holds the whole instructions text (~20 KB): a wider head window.
+  const st = await peekFile(file, 64 * 1024);
+  if (!st) return null;
+  const { lines } = st;
   const first = lines.head.length ? objectOf(lines.head[0]) : undefined;
   const meta = first?.type === 'session_meta' ? (first.payload as Record<string, unknown> | undefined) : first && typeof first.id === 'string' && 'instructions' in first ? first : undefined;
   if (!meta || typeof meta.id !== 'string') return null;
