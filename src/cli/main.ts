@@ -13,6 +13,7 @@ import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from
 import { resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
+import { captureCommand } from './capture.js';
 import { watchSessions } from './watch.js';
 import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers.js';
 import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
@@ -23,6 +24,7 @@ const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE] [--no-cache] [--watch]
   prefix-lens check [path…] [--requests DIR] [--no-cache]
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
+  prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
 
 path: a Pi, Claude Code or Codex session (.jsonl), an OpenCode data dir or opencode.db, a DSH home
 ($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) for BotHarness, a folder of
@@ -149,6 +151,7 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   const err = (s: string) => rawErr(terminalText(s));
   const [command, ...rest] = argv;
   if (command === 'fleet') return fleetCommand(rest, out, { err });
+  if (command === 'capture') return captureCommand(rest, out, err);
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     out(USAGE);
     return 0;
