@@ -66,7 +66,7 @@ function rulesHash(rules: ProviderRules): string {
 }
 
 /** What an entry must match (see the module comment). */
-interface Identity {
+export interface Identity {
   format: string;
   version: number;
   code: string;
@@ -100,7 +100,7 @@ async function contentCheck(path: string, size: number): Promise<{ head: string;
 }
 
 /** The identity of a ref as it is on disk now; null when the file cannot be checked (then never cached). */
-async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identity | null> {
+export async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identity | null> {
   const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules: rulesHash(rules), key: ref.key, host: ref.host };
   if (ref.stamp !== undefined) {
     return { ...base, size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
@@ -120,7 +120,7 @@ async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identi
 const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail'];
 
 /** True when the entry's first line is one of ours and matches `id` field for field. */
-function sameIdentity(raw: unknown, id: Identity): boolean {
+export function sameIdentity(raw: unknown, id: Identity): boolean {
   if (!raw || typeof raw !== 'object') return false;
   const e = raw as Partial<Identity>;
   return FIELDS.every((f) => e[f] === id[f]);

@@ -8,7 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
-import { analyzeRefCached, cachedReports, defaultCacheDir } from '../cache/results.js';
+import { analyzeRefCached, cachedReports, defaultCacheDir, identityOf, type Identity } from '../cache/results.js';
+import { cachedOutput, OutputEntryWriter } from '../cache/output.js';
+import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
 import { resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
@@ -16,7 +18,7 @@ import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { watchSessions } from './watch.js';
 import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers.js';
-import { JsonReportWriter, sessionReports, type Input } from './pipeline.js';
+import { JsonReportWriter, refResults, sessionReports, type Input } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
 
@@ -228,9 +230,14 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   let errors = 0;
   let count = 0;
   const bad: SessionReport[] = [];
+  /** Unreadable sessions copied from the output cache (only counted: --json prints no diagnostics list). */
+  let badCached = 0;
   const failed: string[] = [];
   // JSON lines: DEL, C1 and bidi marks inside strings become \u escapes (same values, safe to cat).
-  const json = args.values.json && command === 'analyze' ? new JsonReportWriter((line) => out(jsonText(line))) : null;
+  // jsonText's output holds no character terminalText replaces (JSON.stringify escapes C0, the
+  // indentation is spaces and newlines), so the chunks go to the raw sink: the output cache then
+  // holds exactly the bytes printed.
+  const json = args.values.json && command === 'analyze' ? new JsonReportWriter((chunk) => rawOut(chunk)) : null;
   const onError = (e: string) => {
     errors++;
     err(`prefix-lens: ${safe(e)}`);
@@ -240,6 +247,18 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   const cacheDir = defaultCacheDir(process.env);
   const noCache = args.values['no-cache'] === true;
   const analyzeRef = noCache ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir });
+  // --json: a ref whose printed bytes are cached is copied; the identity seen before a miss's
+  // analysis is the one its output is stored under (only if the file still has it afterwards).
+  const before = new Map<string, Identity>();
+  const lookupOutput =
+    json && !noCache
+      ? async (ref: SessionRef) => {
+          const id = await identityOf(ref, defaultRules);
+          const hit = id && (await cachedOutput(ref, { cacheDir, id }));
+          if (!hit && id) before.set(ref.key, id);
+          return hit || null;
+        }
+      : undefined;
   // Several sessions: analyzed in worker threads, written here in order.
   let pool: WorkerPool | undefined;
   const parallel = (refs: number) => {
@@ -250,20 +269,39 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
     return { analyze, ahead: n };
   };
   try {
-    for await (const s of sessionReports(inputs, { env: process.env, onError, analyzeRef, parallel })) {
-    count++;
-    if (unreadable(s)) bad.push({ ...s, requests: [] });
-    if (command === 'check') failed.push(...failing(s));
-    else {
-      if (html && !(await html.session(s))) return 2;
-      if (json) await json.session(s);
-      else if (html?.toStdout) continue;
-      else {
-        if (count > 1) out('');
-        renderSession(s, out);
+    for await (const item of refResults(inputs, { env: process.env, onError, analyzeRef, parallel, cachedOutput: lookupOutput })) {
+      if ('output' in item) {
+        for (let i = 0; i < item.output.blocks.length; i++) {
+          count++;
+          if (item.output.blocks[i].unreadable) badCached++;
+          await json!.cached(item.output, i);
+        }
+        continue;
       }
+      const id = item.ref && before.get(item.ref.key);
+      if (item.ref) before.delete(item.ref.key);
+      const entry = json && id && item.ref ? new OutputEntryWriter(item.ref, id, cacheDir) : null;
+      for (const s of item.reports) {
+        count++;
+        if (unreadable(s)) bad.push({ ...s, requests: [] });
+        if (command === 'check') failed.push(...failing(s));
+        else {
+          if (html && !(await html.session(s))) {
+            await entry?.abort();
+            return 2;
+          }
+          if (json) {
+            await json.session(s, entry ? (t) => entry.text(t) : undefined, jsonText);
+            entry?.endSession(s.requests.length, unreadable(s));
+          } else if (html?.toStdout) continue;
+          else {
+            if (count > 1) out('');
+            renderSession(s, out);
+          }
+        }
+      }
+      await entry?.commit();
     }
-  }
   } finally {
     await pool?.close();
   }
@@ -288,7 +326,8 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
     for (const line of LEGEND) out(line);
   }
   // Nothing readable at all (every input missing or yielding only errors) is a failure.
-  return count === bad.length && (errors > 0 || bad.length > 0) ? 2 : 0;
+  const unreadableCount = bad.length + badCached;
+  return count === unreadableCount && (errors > 0 || unreadableCount > 0) ? 2 : 0;
 }
 
 if (isAnalysisWorker()) workerMain();

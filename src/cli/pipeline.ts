@@ -10,6 +10,7 @@ import { openSessions } from '../hosts/open.js';
 import { openRef, releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
+import { copyBlock, type CachedOutput } from '../cache/output.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
 export interface Input {
@@ -45,12 +46,29 @@ export async function analyzeRefDirect(ref: SessionRef): Promise<SessionReport[]
 }
 
 /**
+ * What the pipeline yields per ref: its sessions' report entries, or (when `cachedOutput` found
+ * one) its `--json` bytes as cached (cache/output.ts). `ref` is null for inputs read directly
+ * (wire mode, unrecognized paths).
+ */
+export type RefResult = { ref: SessionRef | null; reports: SessionReport[] } | { ref: SessionRef; output: CachedOutput };
+
+/** Options of `refResults`: the pipeline's, plus the output-cache lookup tried first for each ref. */
+export interface RefPipelineOptions extends PipelineOptions {
+  cachedOutput?: (ref: SessionRef) => Promise<CachedOutput | null>;
+}
+
+/**
  * Yields the report entry of every session the inputs name, in input order, holding one session
  * at a time. A ref named by two inputs is analyzed once. Inputs with `requests` are read whole
  * (bodies are matched against all sessions of the input at once; that is wire mode's debugging
  * use, one session at a time in practice).
  */
 export async function* sessionReports(inputs: Input[], opts: PipelineOptions): AsyncGenerator<SessionReport> {
+  for await (const r of refResults(inputs, opts)) if ('reports' in r) yield* r.reports;
+}
+
+/** `sessionReports` ref by ref (see RefResult), in input order. */
+export async function* refResults(inputs: Input[], opts: RefPipelineOptions): AsyncGenerator<RefResult> {
   const seen = new Set<string>();
   const analyze = opts.analyzeRef ?? analyzeRefDirect;
   try {
@@ -58,28 +76,32 @@ export async function* sessionReports(inputs: Input[], opts: PipelineOptions): A
       let refs: SessionRef[];
       try {
         if (input.requests) {
-          for (const s of await openSessions(input.path, { requestsDir: input.requests, env: opts.env })) yield reportOf(s);
+          yield { ref: null, reports: (await openSessions(input.path, { requestsDir: input.requests, env: opts.env })).map(reportOf) };
           continue;
         }
         refs = await resolveArg(input.path, { env: opts.env, home: homedir() });
         // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
-        if (!refs.length) for (const s of await openSessions(input.path, { env: opts.env })) yield reportOf(s);
+        if (!refs.length) yield { ref: null, reports: (await openSessions(input.path, { env: opts.env })).map(reportOf) };
       } catch (e) {
         opts.onError((e as Error).message);
         continue;
       }
       const todo = refs.filter((r) => !seen.has(r.key) && seen.add(r.key));
       const par = todo.length > 1 ? opts.parallel?.(todo.length) : undefined;
-      const run = par?.analyze ?? analyze;
+      const analyzeOne = par?.analyze ?? analyze;
+      const run = async (ref: SessionRef): Promise<RefResult> => {
+        const output = await opts.cachedOutput?.(ref);
+        return output ? { ref, output } : { ref, reports: await analyzeOne(ref) };
+      };
       // A window of analyses in flight; results are yielded in ref order.
-      const window: Array<Promise<SessionReport[] | Error>> = [];
+      const window: Array<Promise<RefResult | Error>> = [];
       const start = (ref: SessionRef) => window.push(run(ref).catch((e: unknown) => new Error(`${ref.path}: ${(e as Error).message}`)));
       let i = 0;
       while (i < todo.length || window.length) {
         while (i < todo.length && window.length <= (par?.ahead ?? 0)) start(todo[i++]);
         const r = await window.shift()!;
         if (r instanceof Error) opts.onError(r.message);
-        else yield* r;
+        else yield r;
       }
     }
   } finally {
@@ -110,17 +132,23 @@ export function* sessionJsonLines(s: SessionReport, pad: string): Generator<stri
   yield `${pad}}`;
 }
 
+/** The closing line of a session in the document (sessionJsonLines with pad 4 ends with it). */
+const SESSION_END = '    }';
+/** Characters gathered before a chunk is written (fewer, larger writes: one syscall per line was a tenth of a run). */
+const FLUSH_CHARS = 64 * 1024;
+
 /**
  * Streams `--json` (version 1) session by session, request by request. The bytes are exactly
- * those of `JSON.stringify(report, null, 2)`.
+ * those of `JSON.stringify(report, null, 2)`. `write` receives chunks of whole lines joined by
+ * newlines, without the final newline (the sink adds it, as for one line).
  */
 export class JsonReportWriter {
   /** The closing line of the previous session, held back for its comma. */
   private pending: string | null = null;
   private started = false;
 
-  /** @param write receives lines (without their newline), in order; awaited (backpressure) */
-  constructor(private readonly write: (line: string) => void | Promise<void>) {}
+  /** @param write receives chunks of lines (without their final newline), in order; awaited (backpressure) */
+  constructor(private readonly write: (chunk: string) => void | Promise<void>) {}
 
   private async start(): Promise<void> {
     if (this.started) return;
@@ -128,16 +156,47 @@ export class JsonReportWriter {
     await this.write('{\n  "version": 1,\n  "sessions": [');
   }
 
-  /** Adds one session. */
-  async session(s: SessionReport): Promise<void> {
+  /**
+   * Adds one session. `tee` receives the session's text except its closing line (each line with
+   * its newline): what the output cache stores (cache/output.ts).
+   * @param transform applied to each line before it is written (the CLI's jsonText)
+   */
+  async session(s: SessionReport, tee?: (text: string) => void, transform: (line: string) => string = (l) => l): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
+    this.pending = null;
+    let buf: string[] = [];
+    let chars = 0;
     let prev: string | null = null;
+    const flush = async () => {
+      if (!buf.length) return;
+      const text = buf.join('\n');
+      buf = [];
+      chars = 0;
+      tee?.(`${text}\n`);
+      await this.write(text);
+    };
     for (const line of sessionJsonLines(s, '    ')) {
-      if (prev !== null) await this.write(prev);
+      if (prev !== null) {
+        const t = transform(prev);
+        buf.push(t);
+        chars += t.length;
+        if (chars >= FLUSH_CHARS) await flush();
+      }
       prev = line;
     }
+    await flush();
+    if (prev !== SESSION_END) throw new Error(`session JSON ends with ${JSON.stringify(prev)}`);
     this.pending = prev;
+  }
+
+  /** Adds session `index` of a cached output entry (its bytes copied as they were written). */
+  async cached(out: CachedOutput, index: number): Promise<void> {
+    await this.start();
+    if (this.pending !== null) await this.write(`${this.pending},`);
+    this.pending = null;
+    await copyBlock(out, index, this.write);
+    this.pending = SESSION_END;
   }
 
   /** Writes the last session's end and closes the document. */

@@ -1,0 +1,192 @@
+/**
+ * Output cache: the `--json` bytes of a ref's sessions exactly as the CLI wrote them, so a warm
+ * `analyze --json` copies them instead of parsing the cached report and serializing it again
+ * (issue 9, "warm speed"). Stored next to the result cache's entry (results.ts), under the same
+ * identity (format, code, rules, key, host, size, mtime, head/tail SHA-256 or database stamp).
+ *
+ * Layout of `<entry>.out` (one file, written to a temporary name and renamed into place):
+ *
+ *   <block 1 bytes><block 2 bytes>…<trailer JSON>\n<trailer length: 16 decimal digits>\n
+ *
+ * A block is one session's lines of the JSON document (indented by 4, as JsonReportWriter writes
+ * them), each with its newline, except the session's closing line `    }` (always the same; the
+ * writer appends it with or without the comma that separates sessions). The trailer holds the
+ * identity and per block its byte length, request count and whether nothing was readable (the
+ * CLI's exit code needs it). The trailer is read first; a file whose sizes do not add up, whose
+ * trailer does not parse or whose identity differs is ignored (and rewritten on the next miss).
+ */
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { defaultRules, type ProviderRules } from '../core/rules.js';
+import type { SessionRef } from '../hosts/registry.js';
+import { entryFile, identityOf, sameIdentity, type Identity } from './results.js';
+
+/** Width of the trailer-length field (decimal digits). */
+const LEN_DIGITS = 16;
+/** Bytes read per chunk when copying a block. */
+const CHUNK = 1024 * 1024;
+
+/** One session's block in an output entry. */
+export interface OutputBlock {
+  /** Byte length of the block (UTF-8). */
+  bytes: number;
+  /** Requests in the session. */
+  requests: number;
+  /** True when nothing could be read from the session (no requests, an error diagnostic). */
+  unreadable: boolean;
+}
+
+/** A valid output entry, ready to be copied. */
+export interface CachedOutput {
+  file: string;
+  blocks: OutputBlock[];
+}
+
+/** File of a ref's output entry. */
+export function outputFile(cacheDir: string, key: string): string {
+  return entryFile(cacheDir, key).replace(/\.json$/, '.out');
+}
+
+/**
+ * The output entry of `ref` when it is valid for the ref as it is on disk now, else null (never
+ * throws: a missing, corrupt or stale entry is a miss).
+ * @param id the ref's identity when the caller already has it
+ */
+export async function cachedOutput(ref: SessionRef, opts: { cacheDir: string; rules?: ProviderRules; id?: Identity | null }): Promise<CachedOutput | null> {
+  const id = opts.id !== undefined ? opts.id : await identityOf(ref, opts.rules ?? defaultRules);
+  if (!id) return null;
+  const file = outputFile(opts.cacheDir, ref.key);
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const { size } = await fh.stat();
+      if (size < LEN_DIGITS + 2) return null;
+      const lenBuf = Buffer.alloc(LEN_DIGITS + 1);
+      await fh.read(lenBuf, 0, lenBuf.length, size - lenBuf.length);
+      const lenText = lenBuf.toString('latin1');
+      if (!/^\d{16}\n$/.test(lenText)) return null;
+      const len = Number(lenText.slice(0, LEN_DIGITS));
+      const start = size - lenBuf.length - len;
+      if (len < 2 || start < 0) return null;
+      const trailerBuf = Buffer.alloc(len);
+      await fh.read(trailerBuf, 0, len, start);
+      const trailer = JSON.parse(trailerBuf.toString('utf8')) as { blocks?: unknown };
+      if (!sameIdentity(trailer, id) || !Array.isArray(trailer.blocks)) return null;
+      const blocks: OutputBlock[] = [];
+      let total = 0;
+      for (const b of trailer.blocks as Array<Partial<OutputBlock>>) {
+        if (!b || !Number.isSafeInteger(b.bytes) || b.bytes! < 0 || !Number.isSafeInteger(b.requests) || typeof b.unreadable !== 'boolean') return null;
+        blocks.push({ bytes: b.bytes!, requests: b.requests!, unreadable: b.unreadable });
+        total += b.bytes!;
+      }
+      // The trailer ends with "\n" before the length field.
+      if (total !== start || trailerBuf[len - 1] !== 0x0a) return null;
+      return { file, blocks };
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Copies block `index` of an entry to `write` as text in chunks that end at a line break (the
+ * chunk passed has no final newline; `write` adds it, as the CLI's line sink does).
+ * @throws when the file cannot be read (it was valid a moment ago: removed meanwhile)
+ */
+export async function copyBlock(out: CachedOutput, index: number, write: (text: string) => void | Promise<void>): Promise<void> {
+  let at = 0;
+  for (let i = 0; i < index; i++) at += out.blocks[i].bytes;
+  const end = at + out.blocks[index].bytes;
+  const fh = await open(out.file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let carry: Buffer | null = null;
+    while (at < end) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, end - at), at);
+      if (bytesRead === 0) throw new Error(`${out.file}: cut short`);
+      at += bytesRead;
+      let chunk = buf.subarray(0, bytesRead);
+      if (carry) chunk = Buffer.concat([carry, chunk]);
+      carry = null;
+      const nl = chunk.lastIndexOf(0x0a);
+      if (nl < 0) {
+        carry = Buffer.from(chunk);
+        continue;
+      }
+      if (nl + 1 < chunk.length) carry = Buffer.from(chunk.subarray(nl + 1));
+      await write(chunk.toString('utf8', 0, nl));
+    }
+    if (carry?.length) throw new Error(`${out.file}: block does not end with a line break`);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Writes one ref's output entry while the CLI prints it: `block` is called with each session's
+ * text chunks (lines joined by newlines, each chunk ending with one), `endSession` after each
+ * session, `commit` at the end stores it under `id` when the ref still has that identity.
+ * Write errors only cost the caching.
+ */
+export class OutputEntryWriter {
+  private readonly tmp: string;
+  private readonly out: WriteStream;
+  private failed = false;
+  private readonly blocks: OutputBlock[] = [];
+  private current = 0;
+
+  constructor(
+    private readonly ref: SessionRef,
+    private readonly id: Identity,
+    private readonly cacheDir: string,
+    private readonly rules: ProviderRules = defaultRules,
+  ) {
+    const file = outputFile(cacheDir, ref.key);
+    this.tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    try {
+      mkdirSync(join(file, '..'), { recursive: true });
+    } catch {
+      this.failed = true;
+    }
+    this.out = createWriteStream(this.tmp);
+    this.out.on('error', () => (this.failed = true));
+  }
+
+  /** Appends text of the current session's block. */
+  text(chunk: string): void {
+    if (this.failed) return;
+    this.current += Buffer.byteLength(chunk, 'utf8');
+    this.out.write(chunk);
+  }
+
+  /** Ends the current session's block. */
+  endSession(requests: number, unreadable: boolean): void {
+    this.blocks.push({ bytes: this.current, requests, unreadable });
+    this.current = 0;
+  }
+
+  /** Renames the entry into place when every write worked and the ref is unchanged; else removes it. */
+  async commit(): Promise<void> {
+    const trailer = `${JSON.stringify({ ...this.id, blocks: this.blocks })}\n`;
+    const len = Buffer.byteLength(trailer, 'utf8');
+    if (!this.failed) this.out.write(`${trailer}${String(len).padStart(LEN_DIGITS, '0')}\n`);
+    await new Promise<void>((ok) => this.out.end(ok));
+    try {
+      const after = await identityOf(this.ref, this.rules);
+      if (this.failed || !after || !sameIdentity(after, this.id)) throw new Error('not stored');
+      await rename(this.tmp, outputFile(this.cacheDir, this.ref.key));
+    } catch {
+      await unlink(this.tmp).catch(() => {});
+    }
+  }
+
+  /** Drops the entry (the run failed midway). */
+  async abort(): Promise<void> {
+    this.failed = true;
+    await new Promise<void>((ok) => this.out.end(ok));
+    await unlink(this.tmp).catch(() => {});
+  }
+}
