@@ -17,7 +17,7 @@ import { statSync } from 'node:fs';
 import type { Database } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
 import type { MemoryChange, PersonaSnapshot } from '../../core/persona.js';
-import { openSqlite, rows } from '../opencode/read.js';
+import { openSqlite, rows } from '../sqlite.js';
 
 /** One `session_ownership` row. */
 export interface OwnershipRow extends PersonaSnapshot {

@@ -15,7 +15,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
+import type { Database } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump } from '../../core/own.js';
 import { depthMessage, parseBounded } from '../../core/depth.js';
@@ -30,7 +30,7 @@ import {
   type Part,
   type SessionInfo,
 } from './schema.js';
-import { applyWal, markRollbackJournal } from './wal.js';
+import { openSqlite, rows, type Row } from '../sqlite.js';
 
 /** One stored part, parsed. `row` is the database row reference or the JSON file. */
 export interface StoredPart {
@@ -67,22 +67,10 @@ export interface StoreRead {
   diagnostics: Diagnostic[];
 }
 
-let sqlPromise: Promise<SqlJsStatic> | undefined;
-/**
- * sql.js (SQLite compiled to WebAssembly; Node 20 has no `node:sqlite`, and no native module is
- * used), loaded once.
- */
-function sql(): Promise<SqlJsStatic> {
-  if (!sqlPromise) {
-    // A bundle may ship `sql-wasm.wasm` next to itself; else the one of the installed package.
-    const pkg = 'sql.js';
-    const dir = existsSync(join(__dirname, 'sql-wasm.wasm')) ? __dirname : dirname(require.resolve(pkg));
-    sqlPromise = initSqlJs({ locateFile: (f: string) => join(dir, f) });
-  }
-  return sqlPromise;
-}
-
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The shared SQLite opener (hosts/sqlite.ts), re-exported for this host's modules. */
+export { openSqlite, rows };
 
 /** Options shared by both store readers. */
 export interface StoreOptions {
@@ -105,67 +93,6 @@ export async function readSqliteStore(file: string, opts: StoreOptions = {}): Pr
     return { sessions: [], diagnostics };
   } finally {
     db.close();
-  }
-}
-
-/**
- * Opens an OpenCode SQLite database read-only: the file and its WAL are read into memory (the WAL
- * applied there) and handed to sql.js; neither file is written. The caller closes the database.
- * @returns null when it cannot be opened; the reasons are pushed to `diagnostics`
- */
-export async function openSqlite(file: string, diagnostics: Diagnostic[]): Promise<Database | null> {
-  const diag = (message: string, severity: Diagnostic['severity'] = 'error') => diagnostics.push({ file, line: 0, message, severity });
-  let main: Uint8Array;
-  try {
-    main = new Uint8Array(readRegularFileSync(file, FILE_LIMITS.database));
-  } catch (e) {
-    diag(`cannot read the database: ${errText(e)}`);
-    return null;
-  }
-  // `main` is this reader's own copy of the file: marking it in place below never touches the file.
-  let image = main;
-  let wal: Uint8Array | undefined;
-  try {
-    wal = new Uint8Array(readRegularFileSync(`${file}-wal`, FILE_LIMITS.database));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') diag(`cannot read ${file}-wal (the newest rows may be missing): ${errText(e)}`, 'warning');
-  }
-  if (wal && wal.length > 0) {
-    const applied = applyWal(main, wal);
-    if (applied.problem) diag(`${file}-wal ignored: ${applied.problem}; the newest rows may be missing`, 'warning');
-    if (applied.cutShort) diag(`${file}-wal: ${applied.cutShort}; the newest rows may be missing`, 'warning');
-    if (applied.ignoredFrames > 0) {
-      diag(`${file}-wal: ${applied.ignoredFrames} frame(s) of an unfinished transaction ignored (OpenCode is writing)`, 'info');
-    }
-    image = applied.image;
-  }
-  if (image.length === 0) {
-    diag('the database is empty (no pages; OpenCode may not have written it yet)', 'warning');
-    return null;
-  }
-  if (image.length < 100 || new TextDecoder().decode(image.subarray(0, 15)) !== 'SQLite format 3') {
-    diag('not an SQLite database (bad header; a half-written or foreign file)');
-    return null;
-  }
-  markRollbackJournal(image);
-  try {
-    return new (await sql()).Database(image);
-  } catch (e) {
-    diag(`cannot open the database: ${errText(e)}`);
-    return null;
-  }
-}
-
-type Row = Record<string, unknown>;
-export function rows(db: Database, query: string, params: Array<string | number> = []): Row[] {
-  const stmt = db.prepare(query);
-  try {
-    stmt.bind(params);
-    const out: Row[] = [];
-    while (stmt.step()) out.push(stmt.getAsObject() as Row);
-    return out;
-  } finally {
-    stmt.free();
   }
 }
 
