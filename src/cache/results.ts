@@ -145,7 +145,7 @@ export interface CacheOptions {
 
 /** Reads and analyzes a ref in this thread (the cache's default `analyze`). */
 export async function analyzeRefUncached(ref: SessionRef, rules: ProviderRules = defaultRules): Promise<SessionReport[]> {
-  return (await openRef(ref)).map((s) => attachPhux(sessionReport(analyzeSession(s, rules)), s));
+  return (await openRef(ref)).map((s) => attachPhux(sessionReport(analyzeSession(s, rules), rules), s));
 }
 
 /**

@@ -90,7 +90,37 @@ export function renderRequest(r: RequestReport, modelWidth: number, out: (line: 
       out(`${' '.repeat(14)}after:  ${safe(r.break.after)}`);
     }
   }
+  if (r.systemDeltas) renderDeltas(r, out);
   if (r.error) out(`${' '.repeat(14)}error: ${safe(r.error).slice(0, 160)}`);
+}
+
+/** What keeping system deltas in place saves (or costs, when the other shape re-bills less). */
+function savedText(tokens: number): string {
+  return tokens >= 0 ? `kept in place saves ~${tokens} tokens` : `kept in place re-bills ~${-tokens} tokens more`;
+}
+
+/** A shape's re-billed tokens and cost, e.g. `~192 tokens ($0.00005)`. */
+function shapeText(c: { rebilledTokens: number; costUSD: number | null }): string {
+  return `~${c.rebilledTokens} tokens${c.costUSD ? ` (${usd(c.costUSD)})` : ''}`;
+}
+
+/** The system deltas a request first carries, then what they re-bill in each shape. */
+function renderDeltas(r: RequestReport, out: (line: string) => void): void {
+  const d = r.systemDeltas!;
+  const indent = ' '.repeat(14);
+  for (const x of d.deltas) {
+    const secs = x.sections.map((s) => `${s.name} ${s.change}`);
+    const tools = [...x.toolsAdded.map((t) => `+${t}`), ...x.toolsRemoved.map((t) => `-${t}`)];
+    const what = [secs.length ? `section ${secs.join(', ')}` : '', tools.length ? `tools ${tools.join(' ')}` : ''].filter(Boolean).join('; ') || 'no section changed';
+    out(`${indent}system delta (line ${x.line}, ${safe(x.id)}): ${safe(what)}${x.cause ? ` — ${x.cause.kind}: ${safe(x.cause.detail)}` : ''}`);
+  }
+  const sent = (shape: string) => (d.used === shape ? (d.known ? ' [sent]' : ' [sent: route unknown]') : '');
+  const at = (c: RequestReport['systemDeltas'] extends infer T ? (T extends { collapsed: infer C } ? C : never) : never) =>
+    c.break ? ` at ${c.break.segment} ${c.break.blockIndex} @${c.break.byteOffset}` : ', tail only';
+  out(
+    `${indent}re-billed vs #${d.comparedWith ?? '-'}: collapsed ${shapeText(d.collapsed)}${at(d.collapsed)}${sent('collapsed')}; ` +
+      `mid-conversation ${shapeText(d.midConversation)}${at(d.midConversation)}${sent('mid-conversation')}; ${savedText(d.savedTokens)}`,
+  );
 }
 
 /** Renders one session: header, one row per request, totals, diagnostics. */
@@ -115,6 +145,13 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
       `hit rate ${t.hitRate === null ? '-' : `${(t.hitRate * 100).toFixed(1)}%`}; ${t.breaks} break(s); ` +
       `re-billed ~${t.lostTokens} tokens${t.costUSD ? ` (${usd(t.costUSD)})` : ''}`,
   );
+  if (s.systemShapes) {
+    const x = s.systemShapes;
+    out(
+      `  system deltas: ${x.deltas} in ${x.requestsWithDeltas} request(s); re-billed collapsed ${shapeText(x.collapsed)} vs mid-conversation ${shapeText(x.midConversation)}; ` +
+        `sent ${x.used.join(' and ')}${x.unknownRoute ? ' (route flag unknown: collapsed assumed)' : ''}; ${savedText(x.savedTokens)}`,
+    );
+  }
   if (s.phux) renderPhux(s.phux, out);
   if (s.persona) renderPersona(s.persona, out);
   const ignored = Object.entries(s.ignored);
@@ -166,6 +203,8 @@ export const LEGEND = [
   'cost: extra USD the break caused; 0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
   'Below a break: its JSON path, the request compared with, the tokens read (reported) and expected and re-billed',
   '  (~ = estimated from bytes, calibrated on the session\'s usage), and the bytes before/after the first change.',
+  'system delta (PI-Desktop): a system message after the first; re-billed both ways = if folded into the first system',
+  '  message (collapsed) or kept in place (mid-conversation), vs the same earlier request (Nib ADR 0337).',
 ];
 
 /** Renders a whole report, then the legend. */

@@ -10,6 +10,7 @@ import { classifyBreak, paramsCause, type Cause } from './classify.js';
 import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
+import { systemChange, type SystemChange } from './sections.js';
 import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
@@ -34,6 +35,8 @@ export interface RequestAnalysis {
   verdict: Verdict;
   causes: Cause[];
   break: BreakPoint | null;
+  /** A break in the system segment: the section it falls in and whether text was appended, removed or edited (core/sections.ts). */
+  systemChange: SystemChange | null;
   /** Index of the earlier request whose cache entry this one was compared with. */
   matched: number | null;
   /** Time since the matched request (ms), null when unknown. */
@@ -213,6 +216,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       const params = changedParams?.cause ?? null;
       if (bp) {
         a.break = bp;
+        a.systemChange = systemChange(bp);
         a.causes.push(...classifyBreak(bp, best.tail, req.tail));
       } else if (params) {
         a.break = paramsBreak(best.req, req, lin.family.params.map((p) => p.key));
@@ -307,7 +311,7 @@ function bounded(req: LlmRequest, tokens: number): number {
  * Extra cost (USD) of re-billing `lost` tokens that could have been read: written again (explicit
  * breakpoints) or billed as input (implicit caching) instead of read; null when prices are unknown.
  */
-function rebillCost(req: LlmRequest, family: ProviderFamily, rules: ProviderRules, lost: number): number | null {
+export function rebillCost(req: LlmRequest, family: ProviderFamily, rules: ProviderRules, lost: number): number | null {
   const prices = pricesFor(req, family, rules);
   if (!prices) return null;
   let rebill = family.breakpoints.explicit ? prices.cacheWrite : prices.input;
@@ -426,7 +430,7 @@ export function lineageKey(req: LlmRequest): string {
  * kind have another head (a summary's compaction prompt, a title prompt), which the bytes of an
  * opaque head do not show, so each kind gets its own base.
  */
-function calibrationKey(req: LlmRequest): string {
+export function calibrationKey(req: LlmRequest): string {
   return `${req.kind}|${lineageKey(req)}`;
 }
 
@@ -454,6 +458,7 @@ function blank(request: LlmRequest, lineage: string, family: string): RequestAna
     verdict: 'unknown',
     causes: [],
     break: null,
+    systemChange: null,
     matched: null,
     gapMs: null,
     ttlMs: null,

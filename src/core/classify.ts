@@ -5,6 +5,7 @@ import type { BlockNode } from './chain.js';
 import type { BreakPoint } from './diverge.js';
 import type { Block, LlmRequest } from './model.js';
 import type { CacheParam, Tier } from './rules.js';
+import { describeSystemChange, systemChange } from './sections.js';
 
 /** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
 const utf8 = new TextDecoder();
@@ -70,7 +71,8 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
   const region = changedRegion(bp);
   if (bp.segment === 'tools') causes.push(toolsCause(entry, request));
   else if (bp.segment === 'system') {
-    causes.push({ kind: 'system-changed', detail: systemDetail(bp), certainty: 'certain' });
+    const section = systemChange(bp);
+    causes.push({ kind: 'system-changed', detail: systemDetail(bp) + (section?.section ? `; ${describeSystemChange(section)}` : ''), certainty: 'certain' });
     if (insidePhuxContext(bp.newBlock?.bytes, bp.offsetInBlock) || insidePhuxContext(bp.oldBlock?.bytes, bp.offsetInBlock)) {
       causes.push({ kind: 'phux-context-in-head', detail: 'a phux context message is rendered in the system prompt', certainty: 'certain' });
     }

@@ -85,6 +85,58 @@ export interface Block {
    * message's extra system text (OpenCode's per-message `system`). Used to name the cause.
    */
   origin?: string;
+  /**
+   * Named parts of the block's bytes, when the host composed the block from named sections
+   * (PI-Desktop's `runtime`, `skills`, …): byte ranges [start, end) into `bytes`, in order. Used to
+   * name the section a system change falls in (core/sections.ts).
+   */
+  sections?: SectionSpan[];
+}
+
+/** A named section of a block: byte range [start, end) into the block's bytes. */
+export interface SectionSpan {
+  name: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * How a host sends the system messages that follow the first (pi-ai `resolveTranscript`):
+ * `collapsed` = replayed into the first system message, later ones dropped (so a delta rewrites
+ * the head); `mid-conversation` = kept in place (only the tail is new).
+ */
+export type SystemShape = 'collapsed' | 'mid-conversation';
+
+/** What a system delta did to one named section. */
+export interface SectionDelta {
+  name: string;
+  change: 'added' | 'replaced' | 'removed';
+}
+
+/** What the transcript shows caused a system delta. */
+export type DeltaCauseKind = 'delegation-settled' | 'skill-activation' | 'tool-activation' | 'context-budget' | 'compaction-checkpoint';
+
+/** One system delta (a system message after the first, or a compaction checkpoint's fold). */
+export interface SystemDelta {
+  /** 1-based line of the system row (or compaction row) in the transcript. */
+  line: number;
+  /** Row id in the transcript. */
+  id: string;
+  sections: SectionDelta[];
+  toolsAdded: string[];
+  toolsRemoved: string[];
+  cause: { kind: DeltaCauseKind; detail: string } | null;
+}
+
+/** The system-message shape a request was sent in, and the request rebuilt in the other shape. */
+export interface SystemShapeInfo {
+  used: SystemShape;
+  /** False when the route's flag is unknown and `used` is the default (collapsed). */
+  known: boolean;
+  /** Where `used` comes from, in words (e.g. `models.compat_json (row deepseek/deepseek-v4-flash)`). */
+  source: string;
+  /** The prefix chain of the same request in the other shape. */
+  alternate: BlockNode | null;
 }
 
 /** Prices in USD per million tokens, as the host or the provider rules give them. */
@@ -154,6 +206,10 @@ export interface LlmRequest {
   error?: string;
   /** Human notes from the reader, e.g. "head opaque: Pi 0.73 does not record system prompt or tools". */
   notes?: string[];
+  /** Hosts that fold system messages (PI-Desktop): the shape sent and the other shape's chain. */
+  systemShape?: SystemShapeInfo;
+  /** System deltas this request is the first to carry, in transcript order. */
+  systemDeltas?: SystemDelta[];
 }
 
 /**

@@ -39,7 +39,7 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   const rules = rulesWithOverrides(msg.overrides);
   const analyze = async (ref: SessionRef, r: typeof rules): Promise<SessionReport[]> => {
     const sessions = await openRef(ref, { env: msg.env, requestsDir: msg.requestsDir });
-    return sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, r)), s));
+    return sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, r), r), s));
   };
   let reports: SessionReport[];
   try {

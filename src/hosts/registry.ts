@@ -27,9 +27,10 @@ import { readClaudeSession } from './claude-code/index.js';
 import { codexRef } from './codex/discover.js';
 import { codexHome, locateCodexRollouts } from './codex/locate.js';
 import { readCodexSession } from './codex/index.js';
+import { listTranscripts, piDesktopDataDir, piDesktopRef, readPiDesktopSession, releasePiDesktopDbs } from './pi-desktop/index.js';
 
 /** Ids of the hosts this version reads. */
-export type HostId = 'pi' | 'opencode' | 'claude-code' | 'codex' | 'capture' | 'botharness';
+export type HostId = 'pi' | 'opencode' | 'claude-code' | 'codex' | 'capture' | 'botharness' | 'pi-desktop';
 
 /**
  * One session as discovery found it, before any analysis.
@@ -312,14 +313,44 @@ const botharness: HostEntry = {
   watchRoots: dshRoots,
 };
 
+const piDesktop: HostEntry = {
+  id: 'pi-desktop',
+  label: 'PI-Desktop',
+  aliases: ['pidesktop'],
+  async discover(opts) {
+    if (opts.paths?.['pi-desktop']) return walkAll(opts.paths['pi-desktop'], [piDesktop]);
+    // reference/botharness.md B.1: $PI_DESKTOP_DATA_DIR (or ~/.pi-desktop)/sessions/<id>.jsonl
+    const files = await listTranscripts(piDesktopDataDir(opts.env, opts.home));
+    return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => piDesktopRef(f, false))).filter(notNull));
+  },
+  async refsAt(path, dir, explicit) {
+    if (!dir) {
+      const ref = await piDesktopRef(path, explicit);
+      return ref ? [ref] : null;
+    }
+    // A data dir (pi.sqlite and sessions/) or its sessions/ folder with PI-Desktop transcripts.
+    const ns = await names(path);
+    const sessions = ns.includes('pi.sqlite') && ns.includes('sessions') ? join(path, 'sessions') : null;
+    if (!sessions) return null;
+    const refs = (await mapLimit(await listTranscripts(path), PEEK_CONCURRENCY, (f) => piDesktopRef(f, false))).filter(notNull);
+    return refs.length ? refs : null;
+  },
+  async open(ref) {
+    return readPiDesktopSession(ref.path);
+  },
+  watchRoots(opts) {
+    return opts.paths?.['pi-desktop'] ?? [join(piDesktopDataDir(opts.env, opts.home), 'sessions')];
+  },
+};
+
 /**
  * Every host this version reads, in display order. BotHarness, Claude Code and Codex come before Pi: a
  * raw DSH `session.jsonl` has a header Pi's schema would also accept, and Pi reads any `.jsonl`
  * it is explicitly given; the BotHarness entry claims only logs whose header is DSH's
- * (`createdAt`), the Claude Code and Codex entries only files whose lines are their own; the rest
- * goes on to Pi.
+ * (`createdAt`), the Claude Code, Codex and PI-Desktop entries only files whose lines are their own
+ * (PI-Desktop: a `sessionId` header); the rest goes on to Pi.
  */
-export const HOSTS: readonly HostEntry[] = [botharness, claudeCode, codex, pi, opencode, capture];
+export const HOSTS: readonly HostEntry[] = [botharness, claudeCode, codex, piDesktop, pi, opencode, capture];
 
 /** The registry entry of a host id. @throws Error for an id no host has */
 export function hostOf(id: string): HostEntry {
@@ -412,7 +443,7 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
 
 /**
  * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi, BotHarness, Claude Code `claude:`,
- * Codex `codex:`: the prefix alone = the newest session; OpenCode: `opencode:<sessionID>` exact,
+ * Codex `codex:`, PI-Desktop `pidesktop:` / `pi-desktop:`: the prefix alone = the newest session; OpenCode: `opencode:<sessionID>` exact,
  * `opencode:` alone = every session) in the host's default locations, or a path (see findSessions).
  * @returns [] when nothing matched (the caller reports why)
  * @throws Error for a path that does not exist
@@ -438,4 +469,5 @@ export async function openRef(ref: SessionRef, opts?: OpenRefOptions): Promise<S
 export function releaseReaders(): void {
   releaseOpenCodeStores();
   releaseBotHarnessDbs();
+  releasePiDesktopDbs();
 }

@@ -67,7 +67,7 @@ export class LiveAnalysis {
 
   private async analyze(): Promise<SessionReport> {
     const session: Session = this.pi ? this.pi.session() : (await openRef(this.ref))[0];
-    return attachPhux(sessionReport(analyzeSession(session, this.rules)), session);
+    return attachPhux(sessionReport(analyzeSession(session, this.rules), this.rules), session);
   }
 
   /** Reads what changed since the last call and judges again. */

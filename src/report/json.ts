@@ -6,6 +6,10 @@ import type { RequestAnalysis, SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
 import type { BreakSegment, Evidence, RequestKind, Usage } from '../core/model.js';
 import { judgePersona, personaDriftAt, type PersonaReport } from '../core/persona.js';
+import type { SystemChange } from '../core/sections.js';
+import { priceSystemDeltas, type PricedDeltas, type ShapeCost } from '../core/shapes.js';
+import type { DeltaCauseKind, SectionDelta, SystemShape } from '../core/model.js';
+import { defaultRules, type ProviderRules } from '../core/rules.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import { verdictReason } from './reason.js';
 
@@ -33,7 +37,17 @@ export interface RequestReport {
    * `excerptAt`: index (UTF-16 units) in `before` and `after` of the character holding the first
    * changed byte (the text before it is the same on both sides).
    */
-  break: { segment: BreakSegment; blockIndex: number; path: string; byteOffset: number; before: string; after: string; excerptAt: number } | null;
+  break: {
+    segment: BreakSegment;
+    blockIndex: number;
+    path: string;
+    byteOffset: number;
+    before: string;
+    after: string;
+    excerptAt: number;
+    /** A system-segment break: the section it falls in and what happened there (core/sections.ts); absent elsewhere. */
+    section?: SectionJson;
+  } | null;
   costUSD: number | null;
   /** Index of the request whose cache entry this one was compared with. */
   matched: number | null;
@@ -63,6 +77,61 @@ export interface RequestReport {
   };
   /** The request's segments in render order (only those present); see SegmentRow. */
   segmentTable: SegmentRow[];
+  /**
+   * Hosts that fold system messages (PI-Desktop): the shape this request was sent in (`collapsed` |
+   * `mid-conversation`), whether that is known from the route (`known: false` = the collapsed
+   * default), and where it was read.
+   */
+  systemShape?: { used: SystemShape; known: boolean; source: string };
+  /** The system deltas this request first carries, with what they re-bill in each shape; see SystemDeltasJson. */
+  systemDeltas?: SystemDeltasJson;
+}
+
+/**
+ * A section of a system block a change falls in: `name` (null when the text shows none), `via`
+ * (`named` = the host's own section, `heading` = markdown heading, `tag` = XML-like element, `key`
+ * = the changed line's `name:` key), `within` (enclosing headings / elements, outermost first),
+ * `change` (`appended` | `removed` | `edited`), `whole` (a whole section added or removed), and the
+ * bytes removed / added (UTF-8 bytes of the block).
+ */
+export interface SectionJson {
+  name: string | null;
+  via: SystemChange['via'];
+  within: string[];
+  change: SystemChange['change'];
+  whole: boolean;
+  removedBytes: number;
+  addedBytes: number;
+}
+
+/**
+ * One shape's cost of a request's system deltas: re-billed tokens (estimated from bytes with the
+ * session's token model, in the family's caching steps), their USD (null = prices unknown), and
+ * where that shape's prefix breaks against the compared request (null = it only grows).
+ */
+export interface ShapeCostJson {
+  rebilledTokens: number;
+  costUSD: number | null;
+  break: { segment: BreakSegment; blockIndex: number; path: string; byteOffset: number; section: SectionJson | null } | null;
+}
+
+/**
+ * The system deltas a request first carries (`deltas`: transcript line and row id, the sections
+ * changed with `added` | `replaced` | `removed`, tools added / removed, and the cause the transcript
+ * shows: `delegation-settled`, `skill-activation`, `tool-activation`, `context-budget`,
+ * `compaction-checkpoint`, or null), compared with request `comparedWith` in both shapes.
+ * `savedTokens` / `savedUSD` = collapsed − mid-conversation: what keeping the delta in place (or
+ * out of the prompt, ADR 0337) saves on this request.
+ */
+export interface SystemDeltasJson {
+  comparedWith: number | null;
+  used: SystemShape;
+  known: boolean;
+  deltas: Array<{ line: number; id: string; sections: SectionDelta[]; toolsAdded: string[]; toolsRemoved: string[]; cause: { kind: DeltaCauseKind; detail: string } | null }>;
+  collapsed: ShapeCostJson;
+  midConversation: ShapeCostJson;
+  savedTokens: number;
+  savedUSD: number | null;
 }
 
 /**
@@ -114,6 +183,20 @@ export interface SessionReport {
    */
   phux?: Omit<PhuxSessionJson, 'messages'> & { messages: Array<PhuxSessionJson['messages'][number] & { request: number | null }> };
   /**
+   * Sessions whose host folds system messages (PI-Desktop): the shapes the requests were sent in,
+   * whether any route's flag was unknown, the number of requests with system deltas, and the
+   * re-billed tokens / USD summed over them in each shape (see SystemDeltasJson).
+   */
+  systemShapes?: {
+    used: SystemShape[];
+    unknownRoute: boolean;
+    requestsWithDeltas: number;
+    deltas: number;
+    collapsed: { rebilledTokens: number; costUSD: number | null };
+    midConversation: { rebilledTokens: number; costUSD: number | null };
+    savedTokens: number;
+  };
+  /**
    * BotHarness sessions: the persona snapshot (hash, time, none/empty) and the persona events per
    * request (taken, stable, refreshed, drift, reowned, memory-inbox, memory-head). See core/persona.ts.
    */
@@ -126,10 +209,14 @@ export interface Report {
   sessions: SessionReport[];
 }
 
-/** Builds the report entry of one analyzed session. `phux` is attached by the caller when present. */
-export function sessionReport(a: SessionAnalysis): SessionReport {
+/**
+ * Builds the report entry of one analyzed session. `phux` is attached by the caller when present.
+ * @param rules the provider rules the session was analyzed with (prices of the system-delta costs)
+ */
+export function sessionReport(a: SessionAnalysis, rules: ProviderRules = defaultRules): SessionReport {
   const s = a.session;
   const out = baseReport(a);
+  addSystemShapes(a, out, rules);
   if (s.persona) {
     const persona = judgePersona(s.persona);
     out.persona = persona;
@@ -211,9 +298,61 @@ function baseReport(a: SessionAnalysis): SessionReport {
         segmentTable: segmentTable(r, a.requests[(r.matched ?? 0) - 1]),
       };
       if (q.source.row) out.row = q.source.row;
+      if (r.systemChange && out.break) out.break.section = sectionJson(r.systemChange);
+      if (q.systemShape) out.systemShape = { used: q.systemShape.used, known: q.systemShape.known, source: q.systemShape.source };
       out.reason = verdictReason(out);
       return out;
     }),
+  };
+}
+
+function sectionJson(c: SystemChange): SectionJson {
+  return { name: c.section, via: c.via, within: c.within, change: c.change, whole: c.wholeSection, removedBytes: c.removedBytes, addedBytes: c.addedBytes };
+}
+
+function shapeCostJson(c: ShapeCost): ShapeCostJson {
+  const b = c.break;
+  return {
+    rebilledTokens: c.rebilledTokens,
+    costUSD: c.costUSD,
+    break: b ? { segment: b.segment, blockIndex: b.blockIndex, path: b.path, byteOffset: b.byteOffset, section: b.systemChange ? sectionJson(b.systemChange) : null } : null,
+  };
+}
+
+/** Attaches each request's priced system deltas (core/shapes.ts) and the session's sums. */
+function addSystemShapes(a: SessionAnalysis, out: SessionReport, rules: ProviderRules): void {
+  const shaped = a.requests.filter((r) => r.request.systemShape);
+  if (!shaped.length) return;
+  const priced: PricedDeltas[] = priceSystemDeltas(a, rules);
+  const sum = { collapsed: { rebilledTokens: 0, costUSD: null as number | null }, midConversation: { rebilledTokens: 0, costUSD: null as number | null } };
+  let deltas = 0;
+  for (const p of priced) {
+    const r = out.requests[p.request - 1];
+    const saved = p.collapsed.rebilledTokens - p.midConversation.rebilledTokens;
+    r.systemDeltas = {
+      comparedWith: p.comparedWith,
+      used: p.used,
+      known: p.known,
+      deltas: p.deltas.map((d) => ({ line: d.line, id: d.id, sections: d.sections, toolsAdded: d.toolsAdded, toolsRemoved: d.toolsRemoved, cause: d.cause })),
+      collapsed: shapeCostJson(p.collapsed),
+      midConversation: shapeCostJson(p.midConversation),
+      savedTokens: saved,
+      savedUSD: p.collapsed.costUSD !== null && p.midConversation.costUSD !== null ? p.collapsed.costUSD - p.midConversation.costUSD : null,
+    };
+    deltas += p.deltas.length;
+    for (const k of ['collapsed', 'midConversation'] as const) {
+      sum[k].rebilledTokens += p[k].rebilledTokens;
+      if (p[k].costUSD !== null) sum[k].costUSD = (sum[k].costUSD ?? 0) + p[k].costUSD!;
+    }
+  }
+  out.systemShapes = {
+    used: [...new Set(shaped.map((r) => r.request.systemShape!.used))],
+    unknownRoute: shaped.some((r) => !r.request.systemShape!.known),
+    requestsWithDeltas: priced.length,
+    deltas,
+    collapsed: sum.collapsed,
+    midConversation: sum.midConversation,
+    savedTokens: sum.collapsed.rebilledTokens - sum.midConversation.rebilledTokens,
   };
 }
 

@@ -39,6 +39,6 @@ describe('review: volatile values from the whole changed token', () => {
 
   it('an edited word is not a volatile value', async () => {
     const rule = (t: string, v: string) => `${t}\nAlways answer ${v}.`;
-    assert.deepEqual(await causes(rule, 'briefly', 'tersely'), ['system-changed: block 0, line 55: Always answer tersely.']);
+    assert.deepEqual(await causes(rule, 'briefly', 'tersely'), ['system-changed: block 0, line 55: Always answer tersely.; heading `Lab project` edited']);
   });
 });

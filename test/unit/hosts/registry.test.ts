@@ -23,7 +23,7 @@ describe('host registry', () => {
   });
 
   it('lists every host once, each with the same shape', () => {
-    assert.deepEqual(HOSTS.map((h) => h.id), ['botharness', 'claude-code', 'codex', 'pi', 'opencode', 'capture']);
+    assert.deepEqual(HOSTS.map((h) => h.id), ['botharness', 'claude-code', 'codex', 'pi-desktop', 'pi', 'opencode', 'capture']);
     for (const h of HOSTS) for (const f of ['discover', 'refsAt', 'open', 'watchRoots'] as const) assert.equal(typeof h[f], 'function', `${h.id}.${f}`);
   });
 
