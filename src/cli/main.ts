@@ -18,7 +18,7 @@ import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { watchSessions } from './watch.js';
 import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers.js';
-import { JsonReportWriter, refResults, sessionReports, type Input } from './pipeline.js';
+import { JsonReportWriter, refResults, sessionReports, unreadable, type Input } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
 
@@ -89,10 +89,6 @@ function failing(s: SessionReport): string[] {
   return out;
 }
 
-/** A session nothing could be read from: no requests and at least one error. */
-function unreadable(s: SessionReport): boolean {
-  return s.requests.length === 0 && s.diagnostics.some((d) => d.severity === 'error');
-}
 
 /** The `--html FILE` output: sessions written as they come; false = a write failed (reported). */
 interface HtmlFile {
@@ -230,7 +226,7 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   let errors = 0;
   let count = 0;
   const bad: SessionReport[] = [];
-  /** Unreadable sessions copied from the output cache (only counted: --json prints no diagnostics list). */
+  /** Unreadable sessions copied from the output cache or rendered by a worker (only counted: --json prints no diagnostics list). */
   let badCached = 0;
   const failed: string[] = [];
   // JSON lines: DEL, C1 and bidi marks inside strings become \u escapes (same values, safe to cat).
@@ -265,7 +261,10 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
     const n = workerCount(refs);
     if (n < 1) return undefined;
     // Hits are answered here; the workers start with the first miss.
-    const analyze = async (ref: SessionRef) => (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (pool ??= new WorkerPool(n, noCache ? null : cacheDir)).analyze(ref);
+    const start = () => (pool ??= new WorkerPool(n, noCache ? null : cacheDir));
+    // --json: the worker renders the text (its bytes are transferred, not the report objects).
+    const analyze = async (ref: SessionRef) =>
+      (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (json ? start().analyze(ref, true) : start().analyze(ref));
     return { analyze, ahead: n };
   };
   try {
@@ -281,6 +280,16 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
       const id = item.ref && before.get(item.ref.key);
       if (item.ref) before.delete(item.ref.key);
       const entry = json && id && item.ref ? new OutputEntryWriter(item.ref, id, cacheDir) : null;
+      if ('rendered' in item) {
+        for (const r of item.rendered) {
+          count++;
+          if (r.unreadable) badCached++;
+          await json!.rendered(r, entry ? (t) => entry.text(t) : undefined);
+          entry?.endSession(r.requests, r.unreadable);
+        }
+        await entry?.commit();
+        continue;
+      }
       for (const s of item.reports) {
         count++;
         if (unreadable(s)) bad.push({ ...s, requests: [] });

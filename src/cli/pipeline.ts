@@ -32,7 +32,7 @@ export interface PipelineOptions {
    * Parallel analysis for an input of `refs` sessions (e.g. a worker pool), or undefined to stay
    * sequential: `ahead` refs are analyzed ahead of the one being yielded.
    */
-  parallel?: (refs: number) => { analyze: (ref: SessionRef) => Promise<SessionReport[]>; ahead: number } | undefined;
+  parallel?: (refs: number) => { analyze: (ref: SessionRef) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
 }
 
 /** The report entry of one read session (analysis + phux context stream). */
@@ -50,7 +50,37 @@ export async function analyzeRefDirect(ref: SessionRef): Promise<SessionReport[]
  * one) its `--json` bytes as cached (cache/output.ts). `ref` is null for inputs read directly
  * (wire mode, unrecognized paths).
  */
-export type RefResult = { ref: SessionRef | null; reports: SessionReport[] } | { ref: SessionRef; output: CachedOutput };
+export type RefResult =
+  | { ref: SessionRef | null; reports: SessionReport[] }
+  | { ref: SessionRef; output: CachedOutput }
+  | { ref: SessionRef; rendered: RenderedSession[] };
+
+/**
+ * One session's `--json` text rendered where it was analyzed (a worker thread), as UTF-8 chunks
+ * of whole lines: the session's lines except its closing one, each with its newline (the block
+ * JsonReportWriter.session writes and the output cache stores). Chunks have their own
+ * ArrayBuffers, so they can be transferred instead of copied.
+ */
+export interface RenderedSession {
+  chunks: Uint8Array[];
+  requests: number;
+  unreadable: boolean;
+}
+
+/** A session nothing could be read from: no requests and at least one error. */
+export function unreadable(s: SessionReport): boolean {
+  return s.requests.length === 0 && s.diagnostics.some((d) => d.severity === 'error');
+}
+
+/** Renders one session's `--json` block (see RenderedSession), lines passed through `transform`. */
+export async function renderSession(s: SessionReport, transform: (line: string) => string): Promise<RenderedSession> {
+  const chunks: Uint8Array[] = [];
+  const encoder = new TextEncoder();
+  const w = new JsonReportWriter(() => {});
+  // The writer's own start line is not part of the block; only the tee sees the session's text.
+  await w.session(s, (text) => chunks.push(encoder.encode(text)), transform);
+  return { chunks, requests: s.requests.length, unreadable: unreadable(s) };
+}
 
 /** Options of `refResults`: the pipeline's, plus the output-cache lookup tried first for each ref. */
 export interface RefPipelineOptions extends PipelineOptions {
@@ -64,6 +94,7 @@ export interface RefPipelineOptions extends PipelineOptions {
  * use, one session at a time in practice).
  */
 export async function* sessionReports(inputs: Input[], opts: PipelineOptions): AsyncGenerator<SessionReport> {
+  // Without the output-cache lookup and with reports from `parallel`, every result has reports.
   for await (const r of refResults(inputs, opts)) if ('reports' in r) yield* r.reports;
 }
 
@@ -91,7 +122,9 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       const analyzeOne = par?.analyze ?? analyze;
       const run = async (ref: SessionRef): Promise<RefResult> => {
         const output = await opts.cachedOutput?.(ref);
-        return output ? { ref, output } : { ref, reports: await analyzeOne(ref) };
+        if (output) return { ref, output };
+        const r = await analyzeOne(ref);
+        return Array.isArray(r) ? { ref, reports: r } : { ref, rendered: r.rendered };
       };
       // A window of analyses in flight; results are yielded in ref order.
       const window: Array<Promise<RefResult | Error>> = [];
@@ -109,6 +142,31 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
   }
 }
 
+/** Prefix and suffix lengths of `JSON.stringify` of a value wrapped in `depth` arrays, by depth. */
+const wrapCut = new Map<number, { before: number; after: number }>();
+
+/**
+ * `JSON.stringify(v, null, 2)` with every line after the first indented by `spaces` (even):
+ * the value is serialized inside `spaces / 2` nested arrays, which indents it natively, and the
+ * wrapper's lines are cut off (no regex pass over the text). `v` must not be undefined.
+ */
+function indented(v: unknown, spaces: number): string {
+  const depth = spaces >> 1;
+  if (depth === 0 || spaces % 2 === 1) return JSON.stringify(v, null, 2).replace(/\n/g, `\n${' '.repeat(spaces)}`);
+  let cut = wrapCut.get(depth);
+  if (!cut) {
+    let probe: unknown = 0;
+    for (let i = 0; i < depth; i++) probe = [probe];
+    const t = JSON.stringify(probe, null, 2);
+    const at = t.indexOf('0');
+    wrapCut.set(depth, (cut = { before: at, after: t.length - at - 1 }));
+  }
+  let w: unknown = v;
+  for (let i = 0; i < depth; i++) w = [w];
+  const t = JSON.stringify(w, null, 2);
+  return t.slice(cut.before, t.length - cut.after);
+}
+
 /**
  * The lines of `JSON.stringify(s, null, 2)` indented by `pad`, produced request by request, so no
  * string holds more than one request (a session of 40,000 requests is ~50 MB of JSON).
@@ -117,7 +175,7 @@ export function* sessionJsonLines(s: SessionReport, pad: string): Generator<stri
   const obj = s as unknown as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function');
   const inner = `${pad}  `;
-  const nested = (v: unknown, at: string) => JSON.stringify(v, null, 2).replace(/\n/g, `\n${at}`);
+  const nested = (v: unknown, at: string) => indented(v, at.length);
   yield `${pad}{`;
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
@@ -188,6 +246,21 @@ export class JsonReportWriter {
     await flush();
     if (prev !== SESSION_END) throw new Error(`session JSON ends with ${JSON.stringify(prev)}`);
     this.pending = prev;
+  }
+
+  /** Adds a session rendered elsewhere (renderSession); `tee` as for `session`. */
+  async rendered(r: RenderedSession, tee?: (text: string) => void): Promise<void> {
+    await this.start();
+    if (this.pending !== null) await this.write(`${this.pending},`);
+    this.pending = null;
+    const decoder = new TextDecoder();
+    for (const c of r.chunks) {
+      const text = decoder.decode(c);
+      tee?.(text);
+      // A chunk is whole lines, each with its newline; the sink adds the last one.
+      await this.write(text.slice(0, -1));
+    }
+    this.pending = SESSION_END;
   }
 
   /** Adds session `index` of a cached output entry (its bytes copied as they were written). */

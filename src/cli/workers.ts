@@ -12,15 +12,25 @@ import { analyzeRefCached, analyzeRefUncached } from '../cache/results.js';
 import type { SessionRef } from '../hosts/registry.js';
 import { releaseReaders } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
+import { jsonText } from '../sanitize.js';
+import { renderSession, type RenderedSession } from './pipeline.js';
 
-/** A job for a worker: one ref, analyzed through the cache folder when given. */
+/**
+ * A job for a worker: one ref, analyzed through the cache folder when given; `json`: reply with
+ * the sessions' `--json` text (transferred bytes) instead of the reports (a structured clone of
+ * every request object, then serialized again by the main thread).
+ */
 interface Job {
   id: number;
   ref: SessionRef;
   cacheDir: string | null;
+  json?: boolean;
 }
 
-type Reply = { id: number; ok: true; reports: SessionReport[] } | { id: number; ok: false; error: string };
+type Reply =
+  | { id: number; ok: true; reports: SessionReport[] }
+  | { id: number; ok: true; rendered: RenderedSession[] }
+  | { id: number; ok: false; error: string };
 
 /** True in a thread started by WorkerPool. */
 export function isAnalysisWorker(): boolean {
@@ -32,7 +42,13 @@ export function workerMain(): void {
   parentPort!.on('message', (job: Job) => {
     const run = job.cacheDir ? analyzeRefCached(job.ref, { cacheDir: job.cacheDir }) : analyzeRefUncached(job.ref);
     run.then(
-      (reports) => parentPort!.postMessage({ id: job.id, ok: true, reports } satisfies Reply),
+      async (reports) => {
+        if (!job.json) return parentPort!.postMessage({ id: job.id, ok: true, reports } satisfies Reply);
+        const rendered: RenderedSession[] = [];
+        for (const s of reports) rendered.push(await renderSession(s, jsonText));
+        const transfer = rendered.flatMap((r) => r.chunks.map((c) => c.buffer as ArrayBuffer));
+        parentPort!.postMessage({ id: job.id, ok: true, rendered } satisfies Reply, transfer);
+      },
       (e: unknown) => parentPort!.postMessage({ id: job.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies Reply),
     );
   });
@@ -55,7 +71,7 @@ export function workerCount(refs: number, env: NodeJS.ProcessEnv = process.env):
 /** A fixed set of analysis workers; jobs go to the least busy one. */
 export class WorkerPool {
   private readonly workers: Array<{ w: Worker; busy: number }> = [];
-  private readonly pending = new Map<number, { resolve: (r: SessionReport[]) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: SessionReport[] | { rendered: RenderedSession[] }) => void; reject: (e: Error) => void }>();
   private next = 0;
 
   /**
@@ -73,7 +89,7 @@ export class WorkerPool {
         slot.busy--;
         const p = this.pending.get(r.id);
         this.pending.delete(r.id);
-        if (r.ok) p?.resolve(r.reports);
+        if (r.ok) p?.resolve('rendered' in r ? { rendered: r.rendered } : r.reports);
         else p?.reject(new Error(r.error));
       });
       w.on('error', (e) => {
@@ -90,13 +106,16 @@ export class WorkerPool {
   }
 
   /** Analyzes one ref in a worker. @throws the worker's error */
-  analyze(ref: SessionRef): Promise<SessionReport[]> {
+  analyze(ref: SessionRef): Promise<SessionReport[]>;
+  /** Analyzes one ref in a worker and renders its sessions' `--json` text there. */
+  analyze(ref: SessionRef, json: true): Promise<{ rendered: RenderedSession[] }>;
+  analyze(ref: SessionRef, json = false): Promise<SessionReport[] | { rendered: RenderedSession[] }> {
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     slot.busy++;
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      slot.w.postMessage({ id, ref, cacheDir: this.cacheDir } satisfies Job);
+      slot.w.postMessage({ id, ref, cacheDir: this.cacheDir, json } satisfies Job);
     });
   }
 

@@ -78,6 +78,12 @@ function writeLength(size: number): void {
   scratch.writeUInt32BE(size >>> 0, 36);
 }
 
+/**
+ * A block class may offer a cheap copy of itself under this key (same bytes, same laziness):
+ * BlockNode.withBreakpoint uses it instead of copying every property descriptor.
+ */
+export const COPY_BLOCK: unique symbol = Symbol('prefix-lens.copyBlock');
+
 /** One block in a prefix chain. `depth` counts blocks from the start (1-based). */
 export class BlockNode {
   /** Ancestors at 2^i levels above this node (jump[0] = prev); used to find divergence in O(log n). */
@@ -172,7 +178,10 @@ export class BlockNode {
    * property descriptors (getters stay getters, so nothing is serialized).
    */
   withBreakpoint(breakpoint: CacheBreakpoint | undefined): BlockNode {
-    const block = Object.create(Object.getPrototypeOf(this.block), Object.getOwnPropertyDescriptors(this.block)) as Block;
+    const src = this.block as Block & { [COPY_BLOCK]?: () => Block };
+    const block = src[COPY_BLOCK]
+      ? src[COPY_BLOCK]()
+      : (Object.create(Object.getPrototypeOf(src), Object.getOwnPropertyDescriptors(src)) as Block);
     if (breakpoint) block.breakpoint = breakpoint;
     else delete block.breakpoint;
     return new BlockNode(this.prev, block, this);

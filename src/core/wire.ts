@@ -9,6 +9,7 @@
  * AI SDK send them (reference/pi.md §2, reference/opencode.md).
  */
 import type { Block, CacheBreakpoint, Segment } from './model.js';
+import { COPY_BLOCK } from './chain.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
 import { defaultRules, familyFor, type ProviderRules } from './rules.js';
 
@@ -302,6 +303,8 @@ export const MAX_BLOCKS_PER_MESSAGE = 1024;
 const HEAD = Symbol('head');
 const VALUE = Symbol('value');
 const TAIL = Symbol('tail');
+/** Set on a block standing for several content elements (GROUP_TEXT). */
+const GROUP = Symbol('group');
 
 interface Parts {
   [HEAD]: string;
@@ -352,6 +355,7 @@ class MessageBlock implements Block {
   readonly [HEAD]: string;
   readonly [VALUE]: unknown;
   readonly [TAIL]: string;
+  declare readonly [GROUP]?: true;
 
   constructor(
     readonly item: number,
@@ -365,6 +369,7 @@ class MessageBlock implements Block {
     group = false,
   ) {
     this[HEAD] = head;
+    if (group) this[GROUP] = true;
     this[VALUE] = value;
     this[TAIL] = tail;
     if (startPath) this.startPath = startPath;
@@ -372,6 +377,13 @@ class MessageBlock implements Block {
     Object.defineProperty(this, 'bytes', BYTES);
     if (role) this.role = role;
     if (origin) this.origin = origin;
+  }
+
+  /** The same block (same parts, still lazy), breakpoint included. */
+  [COPY_BLOCK](): Block {
+    const b = new MessageBlock(this.item, this.path, this.startPath, this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP] === true);
+    if (this.breakpoint) b.breakpoint = this.breakpoint;
+    return b;
   }
 }
 

@@ -663,7 +663,7 @@ export function ratesOf(u: PiUsage | undefined): Rates {
   for (const [field, kind] of PRICE_FIELDS) {
     const tokens = u[kind];
     const cost = u.cost[kind];
-    if (tokens > 0 && typeof cost === 'number') out[field] = Number(((cost / tokens) * 1e6).toPrecision(12));
+    if (tokens > 0 && typeof cost === 'number') out[field] = round((cost / tokens) * 1e6);
   }
   return out;
 }
@@ -676,9 +676,18 @@ function familyOf(model: string, api: string): ReturnType<typeof familyFor> {
   return f;
 }
 
+/** Rounded values seen (a session's rates repeat; toPrecision is slow), bounded. */
+const rounded = new Map<number, number>();
+
 /** 12 significant digits (rates computed from Pi's rounded costs). */
 function round(x: number): number {
-  return Number(x.toPrecision(12));
+  let r = rounded.get(x);
+  if (r === undefined) {
+    r = Number(x.toPrecision(12));
+    if (rounded.size > 4096) rounded.clear();
+    rounded.set(x, r);
+  }
+  return r;
 }
 
 /**
