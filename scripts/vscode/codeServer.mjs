@@ -22,6 +22,25 @@ const BASE_SETTINGS = {
   'terminal.integrated.enablePersistentSessions': false,
 };
 
+/** Process groups of the servers still running, ended when this process is (see below). */
+const running = new Set();
+const killRunning = () => {
+  for (const pid of running) {
+    try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  running.clear();
+};
+// Each server has its own process group (so stop() reaches its children), which also puts it out of
+// reach of a kill aimed at the test run's group: without this, an interrupted `npm test` (Ctrl-C, a
+// CI timeout) leaves code-server and its extension host running.
+process.on('exit', killRunning);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(sig, () => {
+    killRunning();
+    process.kill(process.pid, sig);
+  });
+}
+
 /**
  * @param {{envDir: string, workspace: string, home: string, env?: Record<string,string>, settings?: object, trusted?: boolean, vsix?: string}} o
  *   `home`: HOME of the server and so of the extension host (the tests' fixture home).
@@ -69,6 +88,7 @@ export async function startCodeServer(o) {
   const fd = openSync(logFile, 'a');
   const child = spawn(bin, args, { env, detached: true, stdio: ['ignore', fd, fd] });
   const pid = child.pid;
+  running.add(pid);
   let exited = false;
   child.on('exit', () => (exited = true));
   const stop = async () => {
@@ -78,6 +98,7 @@ export async function startCodeServer(o) {
     }
     // The group may outlive its leader (extension host, watcher, pty children).
     try { process.kill(-pid, 'SIGKILL'); } catch { /* none left */ }
+    running.delete(pid);
     if (!process.env.PREFIX_LENS_KEEP_STATE) rmSync(state, { recursive: true, force: true });
   };
   const t0 = Date.now();
