@@ -19,6 +19,7 @@ const SOURCE_WORDS: Record<string, string> = {
   estimated: 'estimated from bytes',
   host: "the host's prices",
   rules: 'bundled provider prices',
+  override: 'your price override (settings)',
 };
 
 function source(s: string | null): string {

@@ -11,7 +11,7 @@ import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
 import { systemChange, type SystemChange } from './sections.js';
-import { defaultRules, familyFor, minimumTokens, pricesFor, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
+import { defaultRules, familyFor, minimumTokens, priceOf, pricesFor, type PriceSource, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
 export type Verdict = 'cold' | 'hit' | 'break' | 'ttl-expired' | 'below-minimum' | 'model-switch' | 'unexplained-miss' | 'unknown';
@@ -53,7 +53,7 @@ export interface RequestAnalysis {
    */
   segmentSizes: Partial<Record<Segment | 'head', { blocks: number; bytes: number }>>;
   /** Where the prices behind `costUSD` come from: the host's transcript, the bundled rules, or none known. */
-  priceSource: 'host' | 'rules' | null;
+  priceSource: PriceSource | null;
   /** Prompt tokens (observed when usage is known, else estimated from bytes). */
   promptTokens: number | null;
   /** Tokens the provider should have read from cache (estimate), null when unknown. */
@@ -141,7 +141,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     const a = blank(req, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
     a.promptTokens = req.usage ? promptOf(req.usage) : req.tail ? tokensAt(req.tail) : null;
-    a.priceSource = req.prices ? 'host' : pricesFor(req, family, rules) ? 'rules' : null;
+    a.priceSource = priceOf(req, family, rules)?.source ?? null;
     out.push(a);
     if (!req.tail) {
       a.verdict = 'unknown';
@@ -312,13 +312,14 @@ function bounded(req: LlmRequest, tokens: number): number {
  * breakpoints) or billed as input (implicit caching) instead of read; null when prices are unknown.
  */
 export function rebillCost(req: LlmRequest, family: ProviderFamily, rules: ProviderRules, lost: number): number | null {
-  const prices = pricesFor(req, family, rules);
-  if (!prices) return null;
+  const priced = priceOf(req, family, rules);
+  if (!priced) return null;
+  const { prices } = priced;
   let rebill = family.breakpoints.explicit ? prices.cacheWrite : prices.input;
   // The bundled table prices writes at the 5 min rate; the re-billed tokens are written at this
   // request's deepest breakpoint, at the 1 h rate (2×, not 1.25×) when it is `ttl: "1h"`. (A
   // host's own prices already are what it was billed.)
-  if (!req.prices && family.breakpoints.explicit && (req.tail?.lastMarked?.block.breakpoint?.ttlSeconds ?? 0) >= family.ttlSeconds.extended) {
+  if (priced.source !== 'host' && family.breakpoints.explicit && (req.tail?.lastMarked?.block.breakpoint?.ttlSeconds ?? 0) >= family.ttlSeconds.extended) {
     rebill = prices.input * family.multipliers.write1h;
   }
   return (lost * Math.max(0, rebill - prices.cacheRead)) / 1e6;

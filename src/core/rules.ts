@@ -31,7 +31,17 @@ const FamilySchema = z.object({
 const RulesSchema = z.object({
   families: z.array(FamilySchema),
   fallbacks: z.record(z.string(), z.string()),
-  prices: z.object({ models: z.array(z.object({ match: z.string(), input: z.number(), output: z.number() })) }),
+  prices: z.object({
+    models: z.array(
+      z.object({
+        match: z.string(),
+        input: z.number(),
+        output: z.number(),
+        /** Set for the user's own prices (settings): they beat the prices a transcript records. */
+        override: z.boolean().optional(),
+      }),
+    ),
+  }),
 });
 
 /** The caching rules of one provider family (see provider-rules.json for sources). */
@@ -65,18 +75,29 @@ export function minimumTokens(family: ProviderFamily, model: string): number {
   return family.minimumTokens.find((m) => pattern(m.match).test(model))?.tokens ?? 1024;
 }
 
+/** Where a request's prices came from: the user's override, the transcript (host), or the bundled table. */
+export type PriceSource = 'override' | 'host' | 'rules';
+
 /**
- * Prices (USD per million tokens) for a request: the host's own figures when the transcript
- * has them, else the bundled table with the family's cache multipliers; null when unknown.
+ * Prices (USD per million tokens) for a request and where they came from: a user override
+ * (`override: true` entry) first, then the host's own figures when the transcript has them, else
+ * the bundled table; cache rates from the family's multipliers. Null when unknown.
  */
-export function pricesFor(req: LlmRequest, family: ProviderFamily, rules: ProviderRules = defaultRules): Prices | null {
-  if (req.prices) return req.prices;
-  const p = rules.prices.models.find((m) => pattern(m.match).test(req.model));
-  if (!p) return null;
-  return {
+export function priceOf(req: LlmRequest, family: ProviderFamily, rules: ProviderRules = defaultRules): { prices: Prices; source: PriceSource } | null {
+  const table = (p: { input: number; output: number }): Prices => ({
     input: p.input,
     output: p.output,
     cacheRead: p.input * family.multipliers.read,
     cacheWrite: p.input * family.multipliers.write5m,
-  };
+  });
+  const own = rules.prices.models.find((m) => m.override && pattern(m.match).test(req.model));
+  if (own) return { prices: table(own), source: 'override' };
+  if (req.prices) return { prices: req.prices, source: 'host' };
+  const p = rules.prices.models.find((m) => pattern(m.match).test(req.model));
+  return p ? { prices: table(p), source: 'rules' } : null;
+}
+
+/** The prices of {@link priceOf} without their source. */
+export function pricesFor(req: LlmRequest, family: ProviderFamily, rules: ProviderRules = defaultRules): Prices | null {
+  return priceOf(req, family, rules)?.prices ?? null;
 }

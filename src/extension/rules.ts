@@ -5,8 +5,8 @@
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 
 /**
- * `ttlSeconds`: family id → default cache lifetime, seconds. `prices`: checked before the bundled
- * table, `{match: model regex, input, output}` in USD per million tokens.
+ * `ttlSeconds`: family id → default cache lifetime, seconds. `prices`: checked before the prices a
+ * transcript records and the bundled table, `{match: model regex, input, output}` in USD per million tokens.
  */
 export interface RuleOverrides {
   ttlSeconds: Record<string, number>;
@@ -23,6 +23,7 @@ export function rulesWithOverrides(o: RuleOverrides): ProviderRules {
     families: defaultRules.families.map((f) =>
       o.ttlSeconds[f.id] > 0 ? { ...f, ttlSeconds: { ...f.ttlSeconds, default: o.ttlSeconds[f.id] } } : f,
     ),
-    prices: { models: [...o.prices, ...defaultRules.prices.models] },
+    // The user's prices beat the bundled table and also the prices a transcript records (Pi's usage.cost).
+    prices: { models: [...o.prices.map((p) => ({ ...p, override: true })), ...defaultRules.prices.models] },
   };
 }

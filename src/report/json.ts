@@ -73,7 +73,7 @@ export interface RequestReport {
     observedRead: 'reported' | null;
     expectedRead: 'estimated' | null;
     lostTokens: 'estimated';
-    cost: 'host' | 'rules' | null;
+    cost: 'override' | 'host' | 'rules' | null;
   };
   /** The request's segments in render order (only those present); see SegmentRow. */
   segmentTable: SegmentRow[];

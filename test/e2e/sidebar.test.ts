@@ -15,7 +15,7 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
     it(`shows the recorded sessions with counts in the Sessions view (${theme} theme) and saves a screenshot`, async () => {
       await wb.open(theme);
       await wb.command('Prefix Lens: Focus on Sessions View');
-      await wb.widenSideBar(180);
+      await wb.sideBarWidth(480);
       const tree = wb.page.getByRole('tree', { name: /Sessions/ });
       const main = tree.getByRole('treeitem', { name: /pi lab session/ });
       await main.waitFor({ timeout: 60_000 });

@@ -18,7 +18,7 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
     it(`opens the Timeline of the recorded Pi session from the command palette; requests and breaks by accessible name; a break's detail (${theme} theme)`, async () => {
       await wb.open(theme);
       await wb.command('Prefix Lens: Focus on Sessions View');
-      await wb.widenSideBar(120);
+      await wb.sideBarWidth(420);
       await wb.page.getByRole('treeitem', { name: /pi lab session.*13 req · 3 breaks/ }).waitFor({ timeout: 60_000 });
       await wb.command('Prefix Lens: Open Timeline…');
       const input = wb.page.locator('.quick-input-widget input.input').first();
@@ -37,6 +37,9 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
         ['Request 9: break, history-rewritten', 'Request 10: break, history-rewritten, params-changed', 'Request 13: break, history-rewritten'],
       );
       assert.equal(names[0], 'Request 1: cold');
+      // From the second theme on, the panel of the last window was restored on reload: the command
+      // must reveal that one, not open a second.
+      assert.equal(await wb.page.locator('.tabs-container .tab', { hasText: 'Timeline: pi lab session' }).count(), 1);
 
       await requests.getByRole('option', { name: 'Request 10: break, history-rewritten, params-changed' }).click();
       const detail = app.getByRole('region', { name: 'Request detail' });
@@ -52,4 +55,16 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
       console.log(`      screenshot ${file}`);
     });
   }
+
+  it('restores the open Timeline after a window reload, without any command, with its requests', async () => {
+    // The last test left the Timeline open; reloading the workbench runs the panel serializer.
+    await wb.open('light');
+    await wb.page.locator('.tabs-container .tab', { hasText: 'Timeline: pi lab session' }).waitFor({ timeout: 60_000 });
+    const app = wb.webview();
+    await app.locator('body.vscode-light').waitFor({ timeout: 60_000 });
+    const requests = app.getByRole('listbox', { name: 'Requests' });
+    await requests.getByRole('option').first().waitFor({ timeout: 90_000 });
+    assert.equal(await requests.getByRole('option').count(), 13);
+    assert.equal(await wb.page.locator('.tabs-container .tab', { hasText: 'Timeline: pi lab session' }).count(), 1);
+  });
 });

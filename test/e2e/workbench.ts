@@ -26,8 +26,11 @@ export interface Workbench {
   page: Page;
   /** Reloads the workbench with a color theme and waits until the theme is applied. */
   open(theme: ThemeName): Promise<void>;
-  /** Makes the side bar `px` pixels wider. */
-  widenSideBar(px: number): Promise<void>;
+  /**
+   * Drags the side bar to `px` pixels wide. Absolute, not relative: the layout is saved in the
+   * user data folder and restored on every reload, so widening by a step per theme would add up.
+   */
+  sideBarWidth(px: number): Promise<void>;
   /** Runs a command through the command palette (F1), retrying until the command is listed. */
   command(title: string): Promise<void>;
   /** Opens a file by its absolute path through Quick Open (Ctrl+P). */
@@ -65,15 +68,15 @@ export async function startWorkbench(): Promise<Workbench> {
       // The theme is applied a few seconds after the status bar appears.
       await page.waitForSelector(`.monaco-workbench.${THEMES[theme].cls}`, { timeout: 60_000 });
     },
-    async widenSideBar(px) {
+    async sideBarWidth(px) {
       // Drag the sash on the side bar's right edge (the grid puts one there, centred on the border).
       const box = await page.locator('.part.sidebar').boundingBox();
-      if (!box) return;
+      if (!box || Math.abs(box.width - px) < 2) return;
       const x = box.x + box.width;
       const y = box.y + box.height / 2;
       await page.mouse.move(x, y);
       await page.mouse.down();
-      await page.mouse.move(x + px, y, { steps: 8 });
+      await page.mouse.move(box.x + px, y, { steps: 8 });
       await page.mouse.up();
     },
     async command(title) {
