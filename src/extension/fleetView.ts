@@ -107,7 +107,8 @@ export class FleetView implements vscode.TreeDataProvider<FleetNode>, vscode.Dis
       if (!r) return [{ kind: 'message', text: 'Asking phux…', icon: 'loading~spin' }];
       if (r.state === 'not-installed') return [{ kind: 'message', text: 'phux not installed', icon: 'circle-slash', tooltip: r.message }];
       if (r.state === 'not-running') return [{ kind: 'message', text: 'phux not running', icon: 'debug-disconnect', tooltip: r.message }];
-      if (r.state === 'timeout') return [{ kind: 'message', text: 'phux did not answer in 1 s', icon: 'clock', tooltip: r.message }];
+      // The client words it with the deadline it used ("phux did not answer in 1 s").
+      if (r.state === 'timeout') return [{ kind: 'message', text: r.message, icon: 'clock', tooltip: `${r.message} (asked again every poll)` }];
       if (r.state === 'invalid') return [{ kind: 'message', text: 'phux gave an answer this version cannot read', icon: 'warning', tooltip: r.message }];
       if (!r.panes.length) return [{ kind: 'message', text: 'No agent panes', icon: 'info' }];
       const sessions = new Map<string, PhuxAgentRow[]>();
