@@ -15,7 +15,7 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
     it(`shows the recorded sessions with counts in the Sessions view (${theme} theme) and saves a screenshot`, async () => {
       await wb.open(theme);
       await wb.command('Prefix Lens: Focus on Sessions View');
-      await wb.sideBarWidth(480);
+      await wb.sideBarWidth(560);
       const tree = wb.page.getByRole('tree', { name: /Sessions/ });
       const main = tree.getByRole('treeitem', { name: /pi lab session/ });
       await main.waitFor({ timeout: 60_000 });
@@ -27,6 +27,9 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
       const file = join(screenshotsDir, `vscode-sidebar-${theme}.png`);
       await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: 760, height: 560 } });
       console.log(`      screenshot ${file}`);
+      // The walkthrough's "Find your sessions" image: the Sessions view alone (npm run screenshots copies it).
+      const bar = await wb.page.locator('.part.sidebar').boundingBox();
+      if (bar) await wb.page.screenshot({ path: join(screenshotsDir, `walkthrough-sessions-${theme}.png`), clip: { x: bar.x, y: bar.y, width: bar.width, height: 400 } });
     });
   }
 });

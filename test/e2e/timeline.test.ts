@@ -53,6 +53,9 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
       const file = join(screenshotsDir, `vscode-timeline-${theme}.png`);
       await wb.page.screenshot({ path: file });
       console.log(`      screenshot ${file}`);
+      // The walkthrough's "Open a Timeline" image: the panel's summary and chart (npm run screenshots copies it).
+      const editor = await wb.page.locator('.part.editor').boundingBox();
+      if (editor) await wb.page.screenshot({ path: join(screenshotsDir, `walkthrough-timeline-${theme}.png`), clip: { x: editor.x, y: editor.y, width: Math.min(editor.width, 900), height: 560 } });
     });
   }
 

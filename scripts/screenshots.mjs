@@ -1,0 +1,33 @@
+// `npm run screenshots`: regenerates the committed screenshots from the real workbench.
+//   e2e suite (development path)  → docs/screenshots/vscode-{sidebar,timeline}-<theme>.png, and the
+//                                     walkthrough images resources/walkthrough/{sessions,timeline}-{light,dark}.png
+//   installed suite (the VSIX)     → docs/screenshots/vscode/timeline-light.png (the Marketplace page's)
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const run = (suite, dir) => {
+  const r = spawnSync('node', ['scripts/test.mjs', `--only=${suite}`], { cwd: repo, stdio: 'inherit', env: { ...process.env, PREFIX_LENS_SCREENSHOTS_DIR: dir } });
+  if (r.status !== 0) throw new Error(`the ${suite} suite failed: screenshots not updated`);
+};
+const shots = mkdtempSync(join(tmpdir(), 'prefix-lens-shots-'));
+try {
+  run('e2e', shots);
+  for (const t of ['light', 'dark', 'high-contrast']) {
+    for (const v of ['sidebar', 'timeline']) copyFileSync(join(shots, `vscode-${v}-${t}.png`), join(repo, 'docs/screenshots', `vscode-${v}-${t}.png`));
+  }
+  // The walkthrough shows the light image in light themes, the dark one in dark and high-contrast themes.
+  for (const t of ['light', 'dark']) {
+    for (const v of ['sessions', 'timeline']) copyFileSync(join(shots, `walkthrough-${v}-${t}.png`), join(repo, 'resources/walkthrough', `${v}-${t}.png`));
+  }
+  // The installed suite runs the e2e Timeline smoke path against the VSIX: its light Timeline is the
+  // Marketplace page's (no "Extension Development Host" in the title bar).
+  const installed = join(shots, 'installed');
+  run('installed', installed);
+  copyFileSync(join(installed, 'vscode-timeline-light.png'), join(repo, 'docs/screenshots/vscode/timeline-light.png'));
+} finally {
+  rmSync(shots, { recursive: true, force: true });
+}
