@@ -18,14 +18,20 @@
 # ids, entry ids, timestamps (and the date). Usage numbers in the fixtures are SYNTHETIC.
 # Scenarios run in parallel. Existing OUTDIR/<scenario> dirs are replaced only when every requested
 # scenario succeeded.
-# Env: KEEP_WORK=1 keeps the temp dir (it is printed).
+# Env: KEEP_WORK=1 keeps the temp dir (it is printed). CAPTURE=1 puts the capture proxy
+# (`prefix-lens capture`, dist/cli.js, built when missing) between pi and the fake provider: pi's
+# models.json names the proxy, which forwards to the provider and saves what it forwarded into
+# OUTDIR/<scenario>/captures/ (its own folder layout); finalize fails unless the proxy saved exactly
+# the bytes the provider received.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+REPO=$(cd "$HERE/../.." && pwd -P)
 PI_PKG="$HERE/node_modules/@mariozechner/pi-coding-agent"
 NEUTRAL_WORK=/home/user/pi-lab          # replaces the temp work root
 NEUTRAL_RECORDER=/home/user/pi-recorder # replaces $HERE (pi is installed in its node_modules)
 NEUTRAL_PORT=43210                      # replaces the ephemeral port
+NEUTRAL_PROXY_PORT=8711                 # replaces the capture proxy's ephemeral port (CAPTURE=1)
 STEP_TIMEOUT=120                        # seconds per pi invocation
 
 log() { echo "record-pi: $*"; }
@@ -55,6 +61,11 @@ if [[ $installed != "$PI_VERSION" ]]; then
   [[ $installed == "$PI_VERSION" ]] || die "expected pi $PI_VERSION after npm ci, found '${installed:-nothing}'"
 fi
 PI_CLI="$PI_PKG/dist/cli.js"
+
+if [[ ${CAPTURE:-} == 1 && ! -f $REPO/dist/cli.js ]]; then
+  log "building dist/cli.js for the capture proxy"
+  (cd "$REPO" && node scripts/build.mjs >/dev/null) || die "build failed"
+fi
 
 # --- temp work root ------------------------------------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pi-record.XXXXXX")
@@ -269,24 +280,45 @@ record_scenario() {
     sleep 0.05
   done
   [[ -s $RUN/port ]] || die "fake provider did not report a port"
-  local port
+  local port proxy_port="" proxy_pid=""
   port=$(cat "$RUN/port")
   log "[$SCENARIO] fake provider on 127.0.0.1:$port"
+  if [[ ${CAPTURE:-} == 1 ]]; then
+    node "$REPO/dist/cli.js" capture --port 0 --upstream "http://127.0.0.1:$port" --out "$RUN/captures" --quiet >"$RUN/logs/capture.log" 2>&1 &
+    proxy_pid=$!
+    for _ in $(seq 1 100); do
+      proxy_port=$(sed -n 's|^prefix-lens capture: listening on http://127.0.0.1:\([0-9]*\)$|\1|p' "$RUN/logs/capture.log")
+      [[ -n $proxy_port ]] && break
+      kill -0 "$proxy_pid" 2>/dev/null || { cat "$RUN/logs/capture.log" >&2; die "capture proxy exited"; }
+      sleep 0.05
+    done
+    [[ -n $proxy_port ]] || die "capture proxy did not report a port"
+    log "[$SCENARIO] capture proxy on 127.0.0.1:$proxy_port"
+  fi
 
-  write_config "$port"
+  write_config "${proxy_port:-$port}"
   write_project
   (cd "$RUN/project" && "scenario_$SCENARIO")
   printf 'end\t%s\t%s\t-\t-\n' "$(count_requests)" "$(count_session_lines)" >>"$RUN/steps.tsv"
 
   kill "$SERVER_PID" && wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
+  local replace_proxy=()
+  if [[ -n $proxy_pid ]]; then
+    kill "$proxy_pid" && wait "$proxy_pid" 2>/dev/null || true
+    if grep -q 'warning' "$RUN/logs/capture.log"; then
+      cat "$RUN/logs/capture.log" >&2
+      die "[$SCENARIO] the capture proxy reported problems"
+    fi
+    replace_proxy=(--replace "127.0.0.1:$proxy_port=127.0.0.1:$NEUTRAL_PROXY_PORT")
+  fi
   if grep -v '^fake provider listening' "$RUN/logs/provider.log" | grep -q .; then
     cat "$RUN/logs/provider.log" >&2
     die "[$SCENARIO] the fake provider reported errors"
   fi
   node "$HERE/pi-fixtures.mjs" finalize --run "$RUN" --dest "$WORK/out/$SCENARIO" \
     --replace "$WORK=$NEUTRAL_WORK" --replace "$HERE=$NEUTRAL_RECORDER" \
-    --replace "127.0.0.1:$port=127.0.0.1:$NEUTRAL_PORT" || die "[$SCENARIO] finalize failed"
+    --replace "127.0.0.1:$port=127.0.0.1:$NEUTRAL_PORT" ${replace_proxy[@]+"${replace_proxy[@]}"} || die "[$SCENARIO] finalize failed"
 }
 
 for s in "${SCENARIOS[@]}"; do [[ $(type -t "scenario_$s" || true) == function ]] || die "unknown scenario: $s"; done

@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import { analyzeSession } from '../core/analyze.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { readLines } from '../hosts/lines.js';
-import { openRef, type SessionRef } from '../hosts/registry.js';
+import { CAPTURE_JOINED, openRef, type SessionRef } from '../hosts/registry.js';
+import { captureRoots, captureStamp } from '../hosts/capturejoin.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
@@ -78,6 +79,8 @@ export interface Identity {
   stamp: string | null;
   head: string | null;
   tail: string | null;
+  /** What the capture join looked at (capturejoin.ts captureStamp): new captured bodies invalidate the entry. */
+  captures: string | null;
 }
 
 /** SHA-256 (hex) of the first and last CHECK_BYTES of a file, or null when it cannot be read. */
@@ -101,7 +104,8 @@ async function contentCheck(path: string, size: number): Promise<{ head: string;
 
 /** The identity of a ref as it is on disk now; null when the file cannot be checked (then never cached). */
 export async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identity | null> {
-  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules: rulesHash(rules), key: ref.key, host: ref.host };
+  const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(process.env)) : null;
+  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules: rulesHash(rules), key: ref.key, host: ref.host, captures };
   if (ref.stamp !== undefined) {
     return { ...base, size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
   }
@@ -117,7 +121,7 @@ export async function identityOf(ref: SessionRef, rules: ProviderRules): Promise
   return { ...base, size: st.size, mtimeMs: st.mtimeMs, stamp: null, ...check };
 }
 
-const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail'];
+const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];
 
 /** True when the entry's first line is one of ours and matches `id` field for field. */
 export function sameIdentity(raw: unknown, id: Identity): boolean {

@@ -23,8 +23,8 @@ import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
 
 const USAGE = `usage:
-  prefix-lens analyze [path…] [--requests DIR] [--json] [--html FILE] [--no-cache] [--watch]
-  prefix-lens check [path…] [--requests DIR] [--no-cache]
+  prefix-lens analyze [path…] [--requests DIR | --captures DIR] [--json] [--html FILE] [--no-cache] [--watch]
+  prefix-lens check [path…] [--requests DIR | --captures DIR] [--no-cache]
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
 
@@ -34,7 +34,10 @@ captured request bodies (*.body.json), or any folder with sessions below it (e.g
 ~/.codex, Pi's agent dir); pi:<id prefix>, claude:<id prefix>, codex:<id prefix> (alone = the
 newest session of that host),
 opencode:<sessionID>, botharness:<sessionId prefix> (botharness: = the newest). No path: the bundled
-example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).`;
+example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).
+Pi, Claude Code and Codex sessions whose request bodies the capture proxy saved are analyzed in wire
+mode by themselves: the bodies are looked up in $XDG_STATE_HOME/prefix-lens/captures (--captures DIR:
+there instead; repeatable).`;
 
 /** Bundled examples, listed in examples/index.json relative to the package root. */
 interface Example {
@@ -167,6 +170,7 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
         json: { type: 'boolean' },
         html: { type: 'string' },
         requests: { type: 'string' },
+        captures: { type: 'string', multiple: true },
         'no-cache': { type: 'boolean' },
         watch: { type: 'boolean' },
         help: { type: 'boolean' },
@@ -181,6 +185,25 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
     out(USAGE);
     return 0;
   }
+  if (args.values.captures && args.values.requests) {
+    err(`prefix-lens: --captures and --requests exclude each other (--requests names the bodies itself)\n${USAGE}`);
+    return 2;
+  }
+  // The capture roots reach every reader (and worker thread) through the environment.
+  const savedCaptureDirs = process.env.PREFIX_LENS_CAPTURE_DIRS;
+  if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
+  try {
+    return await run(command, args, out, err, root, rawOut);
+  } finally {
+    if (savedCaptureDirs === undefined) delete process.env.PREFIX_LENS_CAPTURE_DIRS;
+    else process.env.PREFIX_LENS_CAPTURE_DIRS = savedCaptureDirs;
+  }
+}
+
+type Args = { values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; watch?: boolean }; positionals: string[] };
+
+/** analyze / check once the arguments are parsed. */
+async function run(command: 'analyze' | 'check', args: Args, out: (s: string) => void, err: (s: string) => void, root: string, rawOut: (s: string) => void): Promise<number> {
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
     if (command === 'check') {

@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { botharnessRef, dshHome, listDshLogs, logOfSessionDir, readBotHarnessSession, releaseBotHarnessDbs } from './botharness/index.js';
 import { readCaptureSession } from './capture/index.js';
+import type { RequestSource } from './wirematch.js';
+import { capturedBodiesFor, captureRoots } from './capturejoin.js';
 import { checkSessionNumbers } from './numbers.js';
 import { locateOpenCode } from './opencode/locate.js';
 import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, releaseOpenCodeStores } from './opencode/discover.js';
@@ -81,7 +83,7 @@ export interface DiscoverOptions {
  * `env`: the environment the ref was discovered with (readers of this version do not need it).
  */
 export interface OpenRefOptions {
-  requestsDir?: string;
+  requestsDir?: RequestSource;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -460,9 +462,29 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
   return findSessions(arg);
 }
 
-/** Reads one ref with its host's reader; times and token counts are checked at this boundary (numbers.ts). */
-export async function openRef(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]> {
-  return (await hostOf(ref.host).open(ref, opts)).map(checkSessionNumbers);
+/** Hosts whose transcripts the capture join applies to (their readers take captured bodies). */
+export const CAPTURE_JOINED: ReadonlySet<HostId> = new Set<HostId>(['pi', 'claude-code', 'codex']);
+
+/**
+ * Reads one ref with its host's reader; times and token counts are checked at this boundary
+ * (numbers.ts). Without `requestsDir`, a Pi, Claude Code or Codex session whose bodies the capture
+ * proxy saved (capture roots of `opts.env`, see capturejoin.ts) is read again with them: wire
+ * evidence, with an info diagnostic naming how many bodies were joined from where.
+ */
+export async function openRef(ref: SessionRef, opts: OpenRefOptions = {}): Promise<Session[]> {
+  const host = hostOf(ref.host);
+  let sessions = await host.open(ref, opts);
+  if (opts.requestsDir === undefined && CAPTURE_JOINED.has(ref.host)) {
+    const roots = captureRoots(opts.env ?? process.env);
+    const files = roots.length ? await capturedBodiesFor(sessions, roots) : [];
+    if (files.length) {
+      const label = roots.join(', ');
+      sessions = await host.open(ref, { ...opts, requestsDir: { label, files } });
+      const wire = sessions.reduce((n, s) => n + s.requests.filter((r) => r.evidence === 'wire').length, 0);
+      sessions[0]?.diagnostics.push({ file: label, line: 0, severity: 'info', message: `capture proxy: ${files.length} captured request bod${files.length === 1 ? 'y' : 'ies'} joined (${wire} request(s) with wire evidence)` });
+    }
+  }
+  return sessions.map(checkSessionNumbers);
 }
 
 /** Frees what readers keep open between `open` calls (OpenCode's database). Call after a batch. */

@@ -33,15 +33,39 @@ export interface CapturedRequest {
 
 const API_IN_NAME = /^(\d+)-(anthropic-messages|openai-responses|openai-completions)\.body\.json$/;
 
-/** Reads the bodies of a folder in name order; unreadable or non-JSON bodies become diagnostics. */
-export async function readBodies(dir: string, diagnostics: Diagnostic[]): Promise<CapturedRequest[]> {
-  const names = (await readdir(dir)).filter((f) => f.endsWith('.body.json')).sort();
+/**
+ * Where captured bodies come from: a folder (`--requests DIR`: name order = send order, the
+ * number in the name is the request number), or body files already in send order, possibly from
+ * several folders (the capture join, src/hosts/capturejoin.ts: numbered by position).
+ */
+export type RequestSource = string | { label: string; files: string[] };
+
+/** How a source is named in diagnostics. */
+export function sourceLabel(src: RequestSource): string {
+  return typeof src === 'string' ? src : src.label;
+}
+
+/**
+ * The body files of a source in send order with their request number: a folder's `*.body.json`
+ * in name order (number from the name, else the position), a list as given (number = position).
+ * @throws when the folder cannot be listed
+ */
+export async function bodyFiles(src: RequestSource): Promise<Array<{ file: string; name: string; n: number }>> {
+  if (typeof src !== 'string') return src.files.map((file, i) => ({ file, name: basename(file), n: i + 1 }));
+  const names = (await readdir(src)).filter((f) => f.endsWith('.body.json')).sort();
+  return names.map((name, i) => {
+    const m = /^(\d+)-/.exec(name);
+    return { file: join(src, name), name, n: m ? Number(m[1]) : i + 1 };
+  });
+}
+
+/** Reads the bodies of a source in send order; unreadable or non-JSON bodies become diagnostics. */
+export async function readBodies(src: RequestSource, diagnostics: Diagnostic[]): Promise<CapturedRequest[]> {
   const out: CapturedRequest[] = [];
-  for (const [i, name] of names.entries()) {
-    const file = join(dir, name);
+  for (const { file, name, n } of await bodyFiles(src)) {
     const m = API_IN_NAME.exec(name);
-    const b: CapturedRequest = { file, n: m ? Number(m[1]) : i + 1 };
-    b.meta = await readMetaObject(join(dir, name.replace(/\.body\.json$/, '.meta.json')), diagnostics);
+    const b: CapturedRequest = { file, n };
+    b.meta = await readMetaObject(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
     if (typeof b.meta?.responseId === 'string' && b.meta.responseId) b.responseId = b.meta.responseId;
     try {
       b.wire = parseWireBody(await readRegularFile(file, FILE_LIMITS.body), m ? (m[2] as WireApi) : undefined);
@@ -60,11 +84,12 @@ export type Unmatched = (b: CapturedRequest) => { kind: RequestKind; note: strin
  * Replaces the requests of `sessions` (one ref) with the captured bodies they match.
  * @returns new sessions (same order); requests renumbered per session in send order
  */
-export async function withWire(sessions: Session[], dir: string, unmatched: Unmatched): Promise<Session[]> {
+export async function withWire(sessions: Session[], src: RequestSource, unmatched: Unmatched): Promise<Session[]> {
   const diagnostics: Diagnostic[] = [];
+  const dir = sourceLabel(src);
   let bodies: CapturedRequest[];
   try {
-    bodies = await readBodies(dir, diagnostics);
+    bodies = await readBodies(src, diagnostics);
   } catch (e) {
     const d: Diagnostic = { file: dir, line: 1, severity: 'error', message: `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed` };
     return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, d] } : s));

@@ -13,7 +13,7 @@
 import { basename } from 'node:path';
 import type { Session } from '../../core/model.js';
 import { FILE_LIMITS, readRegularText } from '../files.js';
-import { withWire, type Unmatched } from '../wirematch.js';
+import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
 import { subagentFiles } from './locate.js';
 import { ccEvents, ccRequests, type CcRequests } from './normalize.js';
 import { readCcFile, type CcRead } from './read.js';
@@ -23,7 +23,7 @@ export { billingText, firstUserText } from './normalize.js';
 
 export interface ReadClaudeOptions {
   /** Folder of captured request bodies (all of this session's and its sub-agents'): wire evidence. */
-  requestsDir?: string;
+  requestsDir?: RequestSource;
 }
 
 

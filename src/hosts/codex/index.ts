@@ -10,7 +10,7 @@
  */
 import { basename } from 'node:path';
 import type { Session } from '../../core/model.js';
-import { withWire, type Unmatched } from '../wirematch.js';
+import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
 import { codexEvents, codexRequests } from './normalize.js';
 import { readCodexFile, type CxRead } from './read.js';
 
@@ -18,7 +18,7 @@ export { codexHome, locateCodexRollouts } from './locate.js';
 
 export interface ReadCodexOptions {
   /** Folder of captured request bodies of this session: wire evidence. */
-  requestsDir?: string;
+  requestsDir?: RequestSource;
 }
 
 /** Parent conversation of a sub-agent rollout, if session_meta names one. */

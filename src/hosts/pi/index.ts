@@ -12,6 +12,7 @@ import type { Session } from '../../core/model.js';
 import { readPiFile } from './read.js';
 import { reconstructRequests, transcriptEvents } from './normalize.js';
 import { wireRequests } from './wire.js';
+import { sourceLabel, type RequestSource } from '../wirematch.js';
 
 export { locatePiSessions, piAgentDir, decodeCwdDir, type PiSessionFile } from './locate.js';
 export { readPiFile, type PiRead, type PiEntryRec } from './read.js';
@@ -23,7 +24,7 @@ export interface ReadPiOptions {
    * Folder of captured request bodies (`NNN-<api>.body.json`, optional `.meta.json` and
    * `index.ndjson`) for this session: requests are then built from the exact bytes.
    */
-  requestsDir?: string;
+  requestsDir?: RequestSource;
 }
 
 /**
@@ -49,7 +50,7 @@ export async function readPiSession(file: string, opts: ReadPiOptions = {}): Pro
       requests = await wireRequests(read, recon, opts.requestsDir, diagnostics);
     } catch (e) {
       diagnostics.push({
-        file: opts.requestsDir,
+        file: sourceLabel(opts.requestsDir),
         line: 1,
         severity: 'error',
         message: `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed`,

@@ -25,6 +25,7 @@ import { basename, join } from 'node:path';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, fileErrorText, readRegularText, readRegularFile } from '../files.js';
 import { readMetaObject } from '../meta.js';
+import { bodyFiles, sourceLabel, type RequestSource } from '../wirematch.js';
 import { depthMessage, parseBounded } from '../../core/depth.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest } from '../../core/model.js';
@@ -61,14 +62,11 @@ export interface PiBody {
  * @returns bodies plus diagnostics for unreadable or non-JSON files (never throws for bad content;
  *          throws only when the folder cannot be listed)
  */
-export async function readPiBodies(dir: string, diagnostics: Diagnostic[]): Promise<PiBody[]> {
-  const names = (await readdir(dir)).filter((f) => f.endsWith('.body.json')).sort();
-  const index = await readIndex(dir, diagnostics);
+export async function readPiBodies(src: RequestSource, diagnostics: Diagnostic[]): Promise<PiBody[]> {
+  const index = typeof src === 'string' ? await readIndex(src, diagnostics) : new Map<string, Record<string, unknown>>();
   const out: PiBody[] = [];
-  for (const [i, name] of names.entries()) {
-    const file = join(dir, name);
+  for (const { file, name, n } of await bodyFiles(src)) {
     const m = /^(\d+)-(.+)\.body\.json$/.exec(name);
-    const n = m ? Number(m[1]) : i + 1;
     const nameApi = m && WIRE_APIS.has(m[2]) ? (m[2] as WireApi) : undefined;
     let bytes: Uint8Array;
     try {
@@ -77,7 +75,7 @@ export async function readPiBodies(dir: string, diagnostics: Diagnostic[]): Prom
       diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read request body: ${e instanceof Error ? e.message : String(e)}` });
       continue;
     }
-    const meta = await readMetaObject(join(dir, name.replace(/\.body\.json$/, '.meta.json')), diagnostics);
+    const meta = await readMetaObject(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
     const indexLine = index.get(name) ?? index.get(String(n));
     const responseId = str(meta?.responseId) ?? str(indexLine?.responseId);
     const body: PiBody = { file, n, api: nameApi ?? 'openai-completions', kind: 'agent', messages: 0, meta, responseId };
@@ -234,8 +232,9 @@ export function matchBodies(bodies: PiBody[], assistants: Assistant[]): Map<PiEn
  * time; plus the reconstructed request of any assistant entry with no body (after its
  * predecessor's). Indexes are 1-based over the result.
  */
-export async function wireRequests(read: PiRead, recon: Reconstruction, dir: string, diagnostics: Diagnostic[]): Promise<LlmRequest[]> {
-  const bodies = await readPiBodies(dir, diagnostics);
+export async function wireRequests(read: PiRead, recon: Reconstruction, src: RequestSource, diagnostics: Diagnostic[]): Promise<LlmRequest[]> {
+  const bodies = await readPiBodies(src, diagnostics);
+  const dir = sourceLabel(src);
   const assistants: Assistant[] = [...recon.byEntry].map(([rec, r]) => ({
     rec,
     api: r.api,

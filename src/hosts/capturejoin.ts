@@ -1,0 +1,182 @@
+/**
+ * The capture join: finds, in the capture proxy's folders (src/capture/store.ts), the request
+ * bodies of a session read from its transcript, so the session is analyzed in wire mode without
+ * `--requests`. The host's own wire matcher (pi/wire.ts, wirematch.ts) then pairs bodies with
+ * requests; this module only decides which bodies are the session's.
+ *
+ * Looked at: the folder `session-<id>` of each session id, and the day folders (`YYYY-MM-DD`,
+ * UTC) that the session's request times touch. A body is the session's when
+ *  1. its meta's `sessionId` is one of the session ids (the host sent its session header), or
+ *  2. its meta's `responseId` is the response id of one of the session's requests, or
+ *  3. it was sent within the session's time window (first request − 15 min … last + 5 min), on a
+ *     model the session used, and its first message is byte-identical to the first message of one
+ *     of the session's requests (the transcript's messages are rebuilt as sent), or
+ *  4. it lies, in its folder, between two bodies taken by 1–3 with nothing in between that was
+ *     refused (a summary or retry the transcript has no entry for), same window and model.
+ * Rule 3 and 4 keep another session's bodies out of a shared day folder: a body of another
+ * conversation has another first message, and its neighbours are that conversation's.
+ */
+import { createHash } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { defaultCaptureDir, folderName } from '../capture/store.js';
+import type { LlmRequest, Session } from '../core/model.js';
+import { parseWireBody } from '../core/wire.js';
+import { FILE_LIMITS, readRegularFile } from './files.js';
+import { readMetaObject } from './meta.js';
+
+/** Time window around a session's requests, ms: a request is sent before its transcript entry is written. */
+const BEFORE_MS = 15 * 60 * 1000;
+const AFTER_MS = 5 * 60 * 1000;
+
+/**
+ * The capture roots for an environment: `PREFIX_LENS_CAPTURE_DIRS` (`:`-separated; set by
+ * `analyze --captures DIR`), else the proxy's default `$XDG_STATE_HOME/prefix-lens/captures`.
+ * `PREFIX_LENS_CAPTURE_DIRS=` (empty) turns the join off.
+ */
+export function captureRoots(env: NodeJS.ProcessEnv, home: string = homedir()): string[] {
+  const v = env.PREFIX_LENS_CAPTURE_DIRS;
+  if (v !== undefined) return v.split(':').filter(Boolean);
+  return [defaultCaptureDir(env, home)];
+}
+
+/** What the join needs of one saved body (from its meta; the body itself only for rule 3). */
+interface Entry {
+  file: string;
+  n: number;
+  receivedAtMs: number | null;
+  model: string | null;
+  responseId: string | null;
+  sessionId: string | null;
+}
+
+const BODY = /^(\d+)-[a-z-]+\.body\.json$/;
+/** Folder listings with their metas, by folder and mtime (a process analyzes many sessions of one day). */
+const folderCache = new Map<string, { mtimeMs: number; entries: Entry[] }>();
+
+async function folderEntries(dir: string): Promise<Entry[]> {
+  let st;
+  try {
+    st = await stat(dir);
+  } catch {
+    return [];
+  }
+  if (!st.isDirectory()) return [];
+  const hit = folderCache.get(dir);
+  if (hit && hit.mtimeMs === st.mtimeMs) return hit.entries;
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => BODY.test(n)).sort();
+  const entries: Entry[] = [];
+  const ignored: never[] = [];
+  for (const name of names) {
+    const file = join(dir, name);
+    const meta = await readMetaObject(file.replace(/\.body\.json$/, '.meta.json'), ignored);
+    const str = (v: unknown) => (typeof v === 'string' && v ? v : null);
+    const t = str(meta?.receivedAt) ? Date.parse(meta!.receivedAt as string) : NaN;
+    entries.push({ file, n: Number(BODY.exec(name)![1]), receivedAtMs: Number.isFinite(t) ? t : null, model: str(meta?.model), responseId: str(meta?.responseId), sessionId: str(meta?.sessionId) });
+  }
+  folderCache.set(dir, { mtimeMs: st.mtimeMs, entries });
+  return entries;
+}
+
+/** SHA-256 (hex) of the first messages-segment block of a chain, walking from its start. */
+function firstMessageHash(tail: LlmRequest['tail']): string | null {
+  for (let d = 1; tail && d <= tail.depth; d++) {
+    const b = tail.at(d)!.block;
+    if (b.segment === 'messages') return createHash('sha256').update(b.bytes).digest('hex');
+  }
+  return null;
+}
+
+async function bodyFirstMessageHash(file: string): Promise<string | null> {
+  try {
+    const w = parseWireBody(await readRegularFile(file, FILE_LIMITS.body));
+    const b = w.blocks.find((x) => x.segment === 'messages');
+    return b ? createHash('sha256').update(b.bytes).digest('hex') : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The UTC days (`YYYY-MM-DD`) from `fromMs` to `toMs`. */
+function daysBetween(fromMs: number, toMs: number): string[] {
+  const out: string[] = [];
+  for (let t = Date.UTC(new Date(fromMs).getUTCFullYear(), new Date(fromMs).getUTCMonth(), new Date(fromMs).getUTCDate()); t <= toMs && out.length < 400; t += 86_400_000) out.push(folderName(null, t));
+  return out;
+}
+
+/**
+ * The captured body files of the sessions of one ref (a main session and its sub-agents), in send
+ * order (receive time, then folder and number). Empty when there are none (or no root exists).
+ * Never throws: unreadable folders and files are skipped.
+ */
+export async function capturedBodiesFor(sessions: Session[], roots: string[]): Promise<string[]> {
+  const requests = sessions.flatMap((s) => s.requests);
+  const ids = new Set(sessions.map((s) => s.id).filter(Boolean));
+  const responseIds = new Set(requests.map((r) => r.responseId).filter((x): x is string => !!x));
+  const models = new Set(requests.map((r) => r.model));
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const r of requests) {
+    if (r.timeMs === null) continue;
+    lo = Math.min(lo, r.timeMs);
+    hi = Math.max(hi, r.timeMs);
+  }
+  const from = lo <= hi ? lo - BEFORE_MS : null;
+  const to = lo <= hi ? hi + AFTER_MS : null;
+  const inWindow = (e: Entry) => from !== null && to !== null && e.receivedAtMs !== null && e.receivedAtMs >= from && e.receivedAtMs <= to;
+  let firsts: Set<string> | null = null;
+  const firstMessages = () => (firsts ??= new Set(requests.map((r) => firstMessageHash(r.tail)).filter((x): x is string => x !== null)));
+
+  const taken: Entry[] = [];
+  for (const root of roots) {
+    // 1: the session's own folders.
+    for (const id of ids) for (const e of await folderEntries(join(root, folderName(id, 0)))) taken.push(e);
+    if (from === null || to === null) continue;
+    for (const day of daysBetween(from, to)) {
+      const entries = await folderEntries(join(root, day));
+      const state = new Map<Entry, boolean>();
+      for (const e of entries) {
+        if ((e.sessionId && ids.has(e.sessionId)) || (e.responseId && responseIds.has(e.responseId))) state.set(e, true);
+        else if (!inWindow(e) || !e.model || !models.has(e.model)) continue;
+        else {
+          const h = await bodyFirstMessageHash(e.file);
+          state.set(e, h !== null && firstMessages().has(h));
+        }
+      }
+      // 4: runs of refused bodies between two taken ones, none of them sent with another session's header.
+      const seq = entries.filter((e) => state.has(e));
+      for (let i = 1; i < seq.length; i++) {
+        if (state.get(seq[i]) || !state.get(seq[i - 1])) continue;
+        let j = i;
+        while (j < seq.length && !state.get(seq[j])) j++;
+        const run = seq.slice(i, j);
+        if (j < seq.length && run.every((e) => !e.sessionId)) for (const e of run) state.set(e, true);
+        i = j;
+      }
+      for (const e of entries) if (state.get(e)) taken.push(e);
+    }
+  }
+  const seen = new Set<string>();
+  return taken
+    .filter((e) => !seen.has(e.file) && seen.add(e.file))
+    .sort((a, b) => (a.receivedAtMs ?? 0) - (b.receivedAtMs ?? 0) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+    .map((e) => e.file);
+}
+
+/**
+ * What the join looked at for a ref, as a cache stamp: the mtimes of the ref's session folder and
+ * of the day folders of its last modification and the day before (a body saved after the
+ * transcript's last write changes them), per root. Null when no root exists.
+ */
+export async function captureStamp(id: string, mtimeMs: number, roots: string[]): Promise<string | null> {
+  const parts: string[] = [];
+  for (const root of roots) {
+    const names = [folderName(id, 0), folderName(null, mtimeMs - 86_400_000), folderName(null, mtimeMs)];
+    for (const n of names) {
+      const st = await stat(join(root, n)).catch(() => null);
+      if (st) parts.push(`${root}/${n}:${st.mtimeMs}`);
+    }
+  }
+  return parts.length ? parts.join('|') : null;
+}
