@@ -123,13 +123,44 @@ interface Lineage {
  * Judges every request of a session, in send order.
  * @param rules provider rules (defaults to the bundled provider-rules.json)
  */
-export function analyzeSession(session: Session, rules: ProviderRules = defaultRules): SessionAnalysis {
-  const tokenModel = calibrate(session.requests);
-  const lineages = new Map<string, Lineage>();
-  const out: RequestAnalysis[] = [];
-  let lastAgent: LlmRequest | null = null;
+export function analyzeSession(session: Session, rules: ProviderRules = defaultRules, opts: AnalyzeOptions = {}): SessionAnalysis {
+  const calibration = new Calibration(opts.calibrationLimit);
+  for (const req of session.requests) calibration.add(req);
+  const tokenModel = calibration.model();
+  const judge = new SessionJudge(tokenModel, rules);
+  for (const req of session.requests) judge.push(req);
+  return { session, requests: judge.requests, tokenModel, totals: totals(judge.requests) };
+}
 
-  for (const req of session.requests) {
+/** Options of analyzeSession. */
+export interface AnalyzeOptions {
+  /** Growth ratios and points per lineage the token model is fitted on (see Calibration); default CALIBRATION_LIMIT. */
+  calibrationLimit?: number;
+}
+
+/**
+ * The judge of one session, request by request in send order: `push` judges a request against
+ * the live cache entries of its lineage left by the earlier ones and records its own. Pushing a
+ * session's requests one by one gives analyzeSession's results; continuing with appended
+ * requests gives those of analyzing the grown session, as long as the token model is the same
+ * (the live tail checks it, Calibration).
+ */
+export class SessionJudge {
+  /** Analyses of the requests pushed, in order. */
+  readonly requests: RequestAnalysis[] = [];
+  private readonly lineages = new Map<string, Lineage>();
+  private lastAgent: LlmRequest | null = null;
+
+  constructor(
+    readonly tokenModel: SessionAnalysis['tokenModel'],
+    private readonly rules: ProviderRules = defaultRules,
+  ) {}
+
+  /** Judges the next request of the session. */
+  push(req: LlmRequest): RequestAnalysis {
+    const { tokenModel, rules, lineages } = this;
+    const out = this.requests;
+    const lastAgent = this.lastAgent;
     const key = lineageKey(req);
     const base = ownGet(tokenModel.base, calibrationKey(req)) ?? 0;
     const tokensAt: TokensAt = (n, extraBytes = 0) => {
@@ -145,7 +176,7 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
     out.push(a);
     if (!req.tail) {
       a.verdict = 'unknown';
-      continue;
+      return a;
     }
     fillHashes(a, req.tail);
     if (!lin) {
@@ -295,10 +326,10 @@ export function analyzeSession(session: Session, rules: ProviderRules = defaultR
       // that refreshes it. The earlier entry itself is not refreshed, since the part of it
       // beyond the common prefix was not read (a change at tool 0 reads none of it).
       record(lin, req, now, tokensAt, reads);
-      if (req.kind === 'agent') lastAgent = req;
+      if (req.kind === 'agent') this.lastAgent = req;
     }
+    return a;
   }
-  return { session, requests: out, tokenModel, totals: totals(out) };
 }
 
 /** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written). */
@@ -693,35 +724,79 @@ function headBreak(): BreakPoint {
 }
 
 /**
- * Robust fit of observed prompt tokens against canonical prefix bytes. The slope is the median of
- * the growth ratios Δtokens/Δbytes between consecutive requests of the same lineage (so a reported
- * outlier moves it little, and lineages with other heads do not mix); each lineage's base is its
- * median residual. Defaults to 4 bytes per token when no growth was observed.
+ * Growth ratios (and points per lineage) the token model is fitted on: the first ones of the
+ * session in send order. A longer session keeps its model once both are reached, so a request
+ * appended to it (the live tail) leaves every earlier estimate as it was and is judged alone,
+ * with the results of a full analysis; a thousand ratios fit the bytes-per-token ratio as well as
+ * forty thousand.
  */
-function calibrate(requests: LlmRequest[]): SessionAnalysis['tokenModel'] {
-  const byLineage = new Map<string, Array<[number, number]>>();
-  for (const r of requests) {
-    if (!r.usage || !r.tail || r.error) continue;
+export const CALIBRATION_LIMIT = 1000;
+
+/**
+ * Robust fit of observed prompt tokens against canonical prefix bytes, built request by request.
+ * The slope is the median of the growth ratios Δtokens/Δbytes between consecutive requests of the
+ * same lineage (so a reported outlier moves it little, and lineages with other heads do not mix),
+ * over the session's first `limit` ratios; each lineage's base is the median residual over its
+ * first `limit` points. Defaults to 4 bytes per token when no growth was observed.
+ */
+export class Calibration {
+  /** Kept ratios, ascending (binary insertion: the median is read off, and a new one costs O(log n) + a move). */
+  private readonly slopes: number[] = [];
+  /** Per calibration key, in order of first use: the last point and the first `limit` points. */
+  private readonly lineages = new Map<string, { last: [number, number]; pts: Array<[number, number]> }>();
+
+  constructor(private readonly limit: number = CALIBRATION_LIMIT) {}
+
+  /** Takes the next request of the session (one without usage, chain or with an error adds nothing). */
+  add(r: LlmRequest): void {
+    if (!r.usage || !r.tail || r.error) return;
     const y = promptOf(r.usage);
-    if (y <= 0) continue;
+    if (y <= 0) return;
     const key = calibrationKey(r);
-    if (!byLineage.has(key)) byLineage.set(key, []);
-    byLineage.get(key)!.push([r.tail.bytesThrough, y]);
-  }
-  const fallback = 0.25;
-  const slopes: number[] = [];
-  for (const pts of byLineage.values()) {
-    for (let i = 1; i < pts.length; i++) {
-      const dx = pts[i][0] - pts[i - 1][0];
-      const dy = pts[i][1] - pts[i - 1][1];
-      if (dx > 0 && dy > 0) slopes.push(dy / dx);
+    const p: [number, number] = [r.tail.bytesThrough, y];
+    const lin = this.lineages.get(key);
+    if (!lin) {
+      this.lineages.set(key, { last: p, pts: [p] });
+      return;
     }
+    const dx = p[0] - lin.last[0];
+    const dy = p[1] - lin.last[1];
+    if (dx > 0 && dy > 0 && this.slopes.length < this.limit) insertSorted(this.slopes, dy / dx);
+    lin.last = p;
+    if (lin.pts.length < this.limit) lin.pts.push(p);
   }
-  let perByte = slopes.length ? median(slopes) : fallback;
-  if (!(perByte > 0) || !Number.isFinite(perByte)) perByte = fallback;
-  const base: Record<string, number> = {};
-  for (const [key, pts] of byLineage) ownSet(base, key, Math.max(0, median(pts.map(([x, y]) => y - perByte * x))));
-  return { base, perByte, calibrated: byLineage.size > 0 };
+
+  /** The token model of the requests added so far (a new object each call). */
+  model(): SessionAnalysis['tokenModel'] {
+    const fallback = 0.25;
+    const s = this.slopes;
+    const m = s.length >> 1;
+    let perByte = s.length ? (s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2) : fallback;
+    if (!(perByte > 0) || !Number.isFinite(perByte)) perByte = fallback;
+    const base: Record<string, number> = {};
+    for (const [key, { pts }] of this.lineages) ownSet(base, key, Math.max(0, median(pts.map(([x, y]) => y - perByte * x))));
+    return { base, perByte, calibrated: this.lineages.size > 0 };
+  }
+}
+
+/** True when two token models give the same estimate for every prefix (same slope, same bases in the same order). */
+export function sameTokenModel(a: SessionAnalysis['tokenModel'], b: SessionAnalysis['tokenModel']): boolean {
+  if (a.perByte !== b.perByte || a.calibrated !== b.calibrated) return false;
+  const ka = Object.keys(a.base);
+  const kb = Object.keys(b.base);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && a.base[k] === b.base[k]);
+}
+
+/** Inserts `x` into the ascending array `xs` (after equal values). */
+function insertSorted(xs: number[], x: number): void {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  xs.splice(lo, 0, x);
 }
 
 function median(xs: number[]): number {
@@ -730,7 +805,8 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-function totals(rs: RequestAnalysis[]): SessionAnalysis['totals'] {
+/** Session totals of judged requests (what analyzeSession reports). */
+export function totals(rs: readonly RequestAnalysis[]): SessionAnalysis['totals'] {
   const t = { requests: rs.length, breaks: 0, cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0, lostTokens: 0, costUSD: 0, hitRate: null as number | null };
   let prompt = 0;
   for (const r of rs) {

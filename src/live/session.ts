@@ -3,14 +3,17 @@
  * the extension's live tail.
  *
  * Pi sessions continue from the saved state at the last complete line (hosts/pi/live.ts: the entry
- * tree and the encoder's memoized chain tails), so an appended request costs its own lines plus
- * one pass of the judge over the request list (verdicts, live cache entries and the token model
- * are recomputed from the kept chains: the token model is a session-wide median, so a new request
- * can move earlier estimates, and the results stay exactly those of a full analysis). A rewritten
- * or truncated file is read again. Other hosts are read again when their file changes.
+ * tree, the encoder's memoized chain tails, the requests built so far). The judge continues too:
+ * its live cache entries, the token model's fit (core/analyze.ts Calibration) and the reports of
+ * the earlier requests are kept, and an appended request is judged and reported alone, as long as
+ * the token model did not move (it is fitted on the session's first CALIBRATION_LIMIT growth
+ * ratios and points, so in a long session it no longer does). When it moved, or the earlier
+ * requests were rebuilt (a new price rate, a reset), every request is judged again. Either way
+ * the results are exactly those of a full analysis. A rewritten or truncated file is read again.
+ * Other hosts are read again when their file changes.
  */
 import { statSync } from 'node:fs';
-import { analyzeSession } from '../core/analyze.js';
+import { Calibration, SessionJudge, sameTokenModel, totals, type SessionAnalysis } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
@@ -25,6 +28,8 @@ export interface LiveUpdate {
   added: RequestReport[];
   /** Earlier requests whose verdict or expected read changed (the token model moved), in order. */
   revised: RequestReport[];
+  /** True when only the appended requests were judged (the earlier ones kept, see the module comment). */
+  continued: boolean;
   report: SessionReport;
 }
 
@@ -44,33 +49,62 @@ function identity(path: string): string {
   }
 }
 
+/** What the live analysis keeps to continue (Pi): the judge after the requests pushed, the fit over them. */
+interface JudgeState {
+  judge: SessionJudge;
+  calibration: Calibration;
+}
+
 /** A session analyzed as it grows. */
 export class LiveAnalysis {
   private pi: PiLiveSession | null = null;
   private seen = '';
+  private state: JudgeState | null = null;
   /** The current report. */
   report!: SessionReport;
 
   private constructor(
     readonly ref: SessionRef,
     private readonly rules: ProviderRules,
+    private readonly calibrationLimit: number | undefined,
   ) {}
 
-  /** Reads and analyzes the session. Never throws for bad content. */
-  static async open(ref: SessionRef, opts: { rules?: ProviderRules } = {}): Promise<LiveAnalysis> {
-    const a = new LiveAnalysis(ref, opts.rules ?? defaultRules);
+  /**
+   * Reads and analyzes the session. Never throws for bad content.
+   * @param opts.calibrationLimit as analyzeSession's (tests use a small one to reach the continued judge quickly)
+   */
+  static async open(ref: SessionRef, opts: { rules?: ProviderRules; calibrationLimit?: number } = {}): Promise<LiveAnalysis> {
+    const a = new LiveAnalysis(ref, opts.rules ?? defaultRules, opts.calibrationLimit);
     if (ref.host === 'pi') a.pi = await PiLiveSession.open(ref.path);
     a.seen = identity(ref.path);
-    a.report = await a.analyze();
+    a.report = (await a.analyze()).report;
     return a;
   }
 
-  private async analyze(): Promise<SessionReport> {
+  /** Analyzes the session as it is now; `continued`: only the requests after the previous report's were judged. */
+  private async analyze(): Promise<{ report: SessionReport; continued: boolean }> {
     const session: Session = this.pi ? this.pi.session() : (await openRef(this.ref))[0];
-    return attachPhux(sessionReport(analyzeSession(session, this.rules), this.rules), session);
+    const st = this.state;
+    if (this.pi && st && this.pi.kept === st.judge.requests.length) {
+      const appended = session.requests.slice(st.judge.requests.length);
+      for (const r of appended) st.calibration.add(r);
+      if (sameTokenModel(st.calibration.model(), st.judge.tokenModel)) {
+        for (const r of appended) st.judge.push(r);
+        const a: SessionAnalysis = { session, requests: [...st.judge.requests], tokenModel: st.judge.tokenModel, totals: totals(st.judge.requests) };
+        return { report: attachPhux(sessionReport(a, this.rules, this.report.requests), session), continued: true };
+      }
+    }
+    // As analyzeSession does, keeping the judge and the fit to continue.
+    const calibration = new Calibration(this.calibrationLimit);
+    for (const r of session.requests) calibration.add(r);
+    const judge = new SessionJudge(calibration.model(), this.rules);
+    for (const r of session.requests) judge.push(r);
+    this.state = this.pi ? { judge, calibration } : null;
+    const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totals(judge.requests) };
+    return { report: attachPhux(sessionReport(a, this.rules), session), continued: false };
   }
 
-  /** Reads what changed since the last call and judges again. */
+  /** Reads what changed since the last call and judges again (only what was appended, when it can). */
   async update(): Promise<LiveUpdate> {
     let change: LiveChange;
     if (this.pi) change = await this.pi.update();
@@ -79,9 +113,11 @@ export class LiveAnalysis {
       change = now === this.seen ? 'unchanged' : 'reset';
       this.seen = now;
     }
-    if (change === 'unchanged') return { change, added: [], revised: [], report: this.report };
+    if (change === 'unchanged') return { change, added: [], revised: [], report: this.report, continued: true };
     const before = this.report;
-    this.report = await this.analyze();
+    const { report, continued } = await this.analyze();
+    this.report = report;
+    if (continued) return { change, added: report.requests.slice(before.requests.length), revised: [], report, continued };
     const old = new Map(before.requests.map((r) => [r.index, r] as const));
     const added: RequestReport[] = [];
     const revised: RequestReport[] = [];
@@ -90,6 +126,6 @@ export class LiveAnalysis {
       if (!o) added.push(r);
       else if (o.verdict !== r.verdict || o.expectedRead !== r.expectedRead) revised.push(r);
     }
-    return { change, added, revised, report: this.report };
+    return { change, added, revised, report: this.report, continued };
   }
 }

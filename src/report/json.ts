@@ -212,10 +212,13 @@ export interface Report {
 /**
  * Builds the report entry of one analyzed session. `phux` is attached by the caller when present.
  * @param rules the provider rules the session was analyzed with (prices of the system-delta costs)
+ * @param reuse reports of the first requests from an earlier report of the same analysis (the live
+ *   tail: its earlier requests unchanged); kept as they are, only the others are built. Ignored for
+ *   sessions whose session-level passes edit request reports (persona, system shapes).
  */
-export function sessionReport(a: SessionAnalysis, rules: ProviderRules = defaultRules): SessionReport {
+export function sessionReport(a: SessionAnalysis, rules: ProviderRules = defaultRules, reuse?: readonly RequestReport[]): SessionReport {
   const s = a.session;
-  const out = baseReport(a);
+  const out = baseReport(a, reuse && !s.persona && !a.requests.some((r) => r.request.systemShape) ? reuse : undefined);
   addSystemShapes(a, out, rules);
   if (s.persona) {
     const persona = judgePersona(s.persona);
@@ -232,7 +235,7 @@ export function sessionReport(a: SessionAnalysis, rules: ProviderRules = default
   return out;
 }
 
-function baseReport(a: SessionAnalysis): SessionReport {
+function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): SessionReport {
   const s = a.session;
   return {
     host: s.host,
@@ -246,7 +249,8 @@ function baseReport(a: SessionAnalysis): SessionReport {
     tokenModel: a.tokenModel,
     models: [...new Set(a.requests.map((r) => `${r.request.provider}/${r.request.model}`))],
     evidence: sessionEvidence(a),
-    requests: a.requests.map((r) => {
+    requests: a.requests.map((r, i) => {
+      if (reuse && i < reuse.length) return reuse[i];
       const q = r.request;
       const out: RequestReport = {
         index: q.index,

@@ -17,7 +17,8 @@ import { basename } from 'node:path';
 import type { Diagnostic, Session } from '../../core/model.js';
 import { openRegular } from '../files.js';
 import { parseJsonLine, readLines } from '../lines.js';
-import { PiEncoder, reconstructRequests, transcriptEvents } from './normalize.js';
+import type { TranscriptEvent } from '../../core/model.js';
+import { PiEncoder, PiRequestBuilder, transcriptEvents } from './normalize.js';
 import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
 
 /** Bytes at the start of the file whose hash must not change. */
@@ -90,6 +91,17 @@ export class PiLiveSession {
   /** Diagnostics by phase (see ReadDiagnostics), merged in a full read's order by session(). */
   private lineDiagnostics: Diagnostic[] = [];
   private parts: ReadDiagnostics = { head: [], entries: [], links: [] };
+  /** Requests built so far (continued by `session()`), null after a reset. */
+  private builder: PiRequestBuilder | null = null;
+  /** Transcript events of the first `eventsFor` entries, and the title they gave. */
+  private events: TranscriptEvent[] = [];
+  private eventsFor = 0;
+  private title: string | undefined;
+  /**
+   * Requests of the previous `session()` that the last one kept as they were (the same objects,
+   * first in its list): all of them after an append, 0 after a reset or a rebuild.
+   */
+  kept = 0;
 
   private constructor(readonly file: string) {}
 
@@ -101,6 +113,10 @@ export class PiLiveSession {
   }
 
   private async reset(): Promise<void> {
+    this.builder = null;
+    this.events = [];
+    this.eventsFor = 0;
+    this.title = undefined;
     this.lineDiagnostics = [];
     this.parts = { head: [], entries: [], links: [] };
     const ignored: Record<string, number> = {};
@@ -175,22 +191,35 @@ export class PiLiveSession {
     return 'appended';
   }
 
-  /** The session as readPiSession would read the file now (reconstructed evidence). */
+  /**
+   * The session as readPiSession would read the file now (reconstructed evidence). Continues the
+   * previous call's requests and events (see `kept`), so an append costs its own entries.
+   */
   session(): Session {
     const read = this.read;
-    const recon = reconstructRequests(read, this.encoder);
-    let title: string | undefined;
-    for (const rec of read.entries) if (rec.entry?.type === 'session_info') title = rec.entry.name?.trim() || undefined;
+    const before = this.builder?.requests.length ?? 0;
+    if (this.builder?.extend()) this.kept = before;
+    else {
+      this.builder = new PiRequestBuilder(read, this.encoder);
+      this.builder.extend();
+      this.kept = 0;
+    }
+    for (let i = this.eventsFor; i < read.entries.length; i++) {
+      const e = read.entries[i].entry;
+      if (e?.type === 'session_info') this.title = e.name?.trim() || undefined;
+    }
+    transcriptEvents(read, this.eventsFor, this.events);
+    this.eventsFor = read.entries.length;
     const session: Session = {
       host: 'pi',
       id: read.header?.id ?? basename(this.file, '.jsonl'),
       path: this.file,
-      requests: recon.requests,
+      requests: [...this.builder.requests],
       diagnostics: [...this.lineDiagnostics, ...(this.pending ? [this.pending] : []), ...this.parts.head, ...this.parts.entries, ...this.parts.links],
       ignored: read.ignored,
-      events: transcriptEvents(read),
+      events: [...this.events],
     };
-    if (title) session.title = title;
+    if (this.title) session.title = this.title;
     if (read.header?.cwd) session.cwd = read.header.cwd;
     return session;
   }

@@ -742,56 +742,93 @@ export interface Reconstruction {
  * openai-responses (Pi always sends it as `prompt_cache_key`); `error` for stopReason `error`.
  */
 export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Reconstruction {
-  const sessionRates = new Map<string, Rates>();
-  const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage; own: Rates }> = [];
-  for (const rec of read.entries) {
-    const e = rec.entry;
-    if (e?.type !== 'message' || e.message.role !== 'assistant') continue;
-    const own = ratesOf(e.message.usage);
-    assistants.push({ rec, m: e.message, own });
-    const key = `${e.message.provider}\u0000${e.message.model}`;
-    const known = sessionRates.get(key) ?? {};
-    for (const [field] of PRICE_FIELDS) if (known[field] === undefined && own[field] !== undefined) known[field] = own[field];
-    sessionRates.set(key, known);
-  }
+  const b = new PiRequestBuilder(read, encoder);
+  b.extend();
+  return { requests: b.requests, byEntry: b.byEntry, messageCounts: b.messageCounts };
+}
 
-  const requests: LlmRequest[] = [];
-  const byEntry = new Map<PiEntryRec, LlmRequest>();
-  const messageCounts = new Map<LlmRequest, number>();
-  for (const { rec, m, own } of assistants) {
-    const ctx: EncodeContext = { api: m.api, provider: m.provider, model: m.model };
-    const { node, messages } = encoder.tail(rec.parent, ctx);
-    const notes = [HEAD_NOTE];
-    const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {}, own);
-    if (note) notes.push(note);
-    const usage = m.stopReason === 'error' && isZero(m.usage) ? null : usageOf(m.usage);
-    const req: LlmRequest = {
-      index: requests.length + 1,
-      source: { file: read.file, line: rec.line },
-      provider: m.provider,
-      model: m.model,
-      api: m.api,
-      kind: 'agent',
-      timeMs: m.timestamp ?? isoMs(rec.timestamp),
-      evidence: 'reconstructed',
-      usage,
-      tail: node,
-      params: { thinking: rec.thinkingLevel },
-      notes,
-    };
-    if (m.responseId) req.responseId = m.responseId;
-    // Pi appends the assistant entry when the message ends: the response's end.
-    const ended = isoMs(rec.timestamp);
-    if (ended !== null && Number.isFinite(ended) && req.timeMs !== null && ended >= req.timeMs) req.responseEndMs = ended;
-    if (m.api === 'openai-responses' && read.header) req.cacheKey = read.header.id;
-    if (prices) req.prices = prices;
-    if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';
-    if (m.stopReason === 'aborted') notes.push('aborted: the response was cut off');
-    requests.push(req);
-    byEntry.set(rec, req);
-    messageCounts.set(req, messages);
+/**
+ * `reconstructRequests` continued as the entry list grows (the live tail): `extend` builds the
+ * requests of the entries appended since the last call, the earlier ones are kept. The requests
+ * are those a full reconstruction of the entries would build, except when an appended entry
+ * gives a rate (usage.cost) a model of the session had not shown yet: earlier requests of that
+ * model were priced without it, so `extend` returns false and the caller rebuilds.
+ */
+export class PiRequestBuilder {
+  readonly requests: LlmRequest[] = [];
+  readonly byEntry = new Map<PiEntryRec, LlmRequest>();
+  readonly messageCounts = new Map<LlmRequest, number>();
+  private readonly sessionRates = new Map<string, Rates>();
+  /** Entries of `read.entries` already taken. */
+  private taken = 0;
+
+  constructor(
+    private readonly read: PiRead,
+    private readonly encoder = new PiEncoder(),
+  ) {}
+
+  /** Builds the requests of the entries appended since the last call; false when the earlier ones must be rebuilt (see the class comment). */
+  extend(): boolean {
+    const read = this.read;
+    const sessionRates = this.sessionRates;
+    const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage; own: Rates }> = [];
+    let stale = false;
+    for (let i = this.taken; i < read.entries.length; i++) {
+      const rec = read.entries[i];
+      const e = rec.entry;
+      if (e?.type !== 'message' || e.message.role !== 'assistant') continue;
+      const own = ratesOf(e.message.usage);
+      assistants.push({ rec, m: e.message, own });
+      const key = `${e.message.provider}\u0000${e.message.model}`;
+      const had = sessionRates.get(key);
+      const known = had ?? {};
+      for (const [field] of PRICE_FIELDS) {
+        if (known[field] === undefined && own[field] !== undefined) {
+          known[field] = own[field];
+          // A rate earlier requests of this model were priced without.
+          if (had && this.requests.length) stale = true;
+        }
+      }
+      sessionRates.set(key, known);
+    }
+    this.taken = read.entries.length;
+
+    const { requests, byEntry, messageCounts, encoder } = this;
+    for (const { rec, m, own } of assistants) {
+      const ctx: EncodeContext = { api: m.api, provider: m.provider, model: m.model };
+      const { node, messages } = encoder.tail(rec.parent, ctx);
+      const notes = [HEAD_NOTE];
+      const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {}, own);
+      if (note) notes.push(note);
+      const usage = m.stopReason === 'error' && isZero(m.usage) ? null : usageOf(m.usage);
+      const req: LlmRequest = {
+        index: requests.length + 1,
+        source: { file: read.file, line: rec.line },
+        provider: m.provider,
+        model: m.model,
+        api: m.api,
+        kind: 'agent',
+        timeMs: m.timestamp ?? isoMs(rec.timestamp),
+        evidence: 'reconstructed',
+        usage,
+        tail: node,
+        params: { thinking: rec.thinkingLevel },
+        notes,
+      };
+      if (m.responseId) req.responseId = m.responseId;
+      // Pi appends the assistant entry when the message ends: the response's end.
+      const ended = isoMs(rec.timestamp);
+      if (ended !== null && Number.isFinite(ended) && req.timeMs !== null && ended >= req.timeMs) req.responseEndMs = ended;
+      if (m.api === 'openai-responses' && read.header) req.cacheKey = read.header.id;
+      if (prices) req.prices = prices;
+      if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';
+      if (m.stopReason === 'aborted') notes.push('aborted: the response was cut off');
+      requests.push(req);
+      byEntry.set(rec, req);
+      messageCounts.set(req, messages);
+    }
+    return !stale;
   }
-  return { requests, byEntry, messageCounts };
 }
 
 function isZero(u: PiUsage | undefined): boolean {
@@ -811,9 +848,10 @@ export function isoMs(iso: string | undefined): number | null {
  * so placement `tail`), a compaction, and a branch (a `branch_summary` entry, or a tree movement:
  * an entry whose parent is not the previous entry in file order).
  */
-export function transcriptEvents(read: PiRead): TranscriptEvent[] {
-  const events: TranscriptEvent[] = [];
-  read.entries.forEach((rec, i) => {
+export function transcriptEvents(read: PiRead, from = 0, events: TranscriptEvent[] = []): TranscriptEvent[] {
+  // `from`/`events`: continue a list made for the first `from` entries (the live tail).
+  for (let i = from; i < read.entries.length; i++) {
+    const rec = read.entries[i];
     const timeMs = isoMs(rec.timestamp);
     const e = rec.entry;
     let ctx: { customType: string; content: string | ContentBlock[] } | null = null;
@@ -824,11 +862,11 @@ export function transcriptEvents(read: PiRead): TranscriptEvent[] {
     }
     if (e?.type === 'compaction') {
       events.push({ kind: 'compaction', line: rec.line, timeMs });
-      return;
+      continue;
     }
     const prev = i > 0 ? read.entries[i - 1] : null;
     const moved = prev !== null && (rec.parentId === null || (rec.parent !== null && rec.parent !== prev));
     if (e?.type === 'branch_summary' || moved) events.push({ kind: 'branch', line: rec.line, timeMs });
-  });
+  }
   return events;
 }

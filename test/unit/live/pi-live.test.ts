@@ -9,6 +9,7 @@ import { readPiSession } from '../../../src/hosts/pi/index.js';
 import { findSessions } from '../../../src/hosts/registry.js';
 import { LiveAnalysis } from '../../../src/live/session.js';
 import { sessionReport } from '../../../src/report/json.js';
+import { attachPhux } from '../../../src/report/phux.js';
 import { writeSession } from '../../../scripts/bench/corpus.js';
 
 const FIXTURES = ['test/fixtures/pi/main/agent/sessions', 'test/fixtures/pi/long/agent/sessions'].map((d) => {
@@ -97,5 +98,41 @@ describe('live tail (Pi): continuing from the last complete line', () => {
     assert.deepEqual(u.added.map((r) => r.index), [before + 1, before + 2].slice(0, u.report.requests.length - before));
     assert.equal(JSON.stringify(u.report), JSON.stringify(sessionReport(analyzeSession(await readPiSession(file)))));
     assert.deepEqual((await live.update()).added, []);
+  });
+
+  it('LiveAnalysis judges only the appended requests once the token model is fitted, with the results of a full analysis after every append', async function () {
+    this.timeout(120_000);
+    const file = join(dir, 'continued-source.jsonl');
+    await writeSession(file, { bytes: 700_000, seed: 7, id: '019a0000-0000-7000-8000-00000000c0de', cwd: '/home/dev/q', startMs: Date.UTC(2026, 10, 2) });
+    const text = readFileSync(file, 'utf8');
+    const ends = [...text.matchAll(/\n/g)].map((m) => m.index! + 1);
+    const grown = join(dir, 'continued.jsonl');
+    writeFileSync(grown, text.slice(0, ends[20]));
+    const [ref] = await findSessions(grown);
+    // A small fit limit so the model stops moving early; the full analysis uses the same one.
+    const opts = { calibrationLimit: 12 };
+    const full = async () => {
+      const s = await readPiSession(grown);
+      return JSON.stringify(attachPhux(sessionReport(analyzeSession(s, undefined, opts)), s));
+    };
+    const live = await LiveAnalysis.open(ref, opts);
+    assert.equal(JSON.stringify(live.report), await full());
+    let continued = 0;
+    let steps = 0;
+    let at = ends[20];
+    for (let i = 20; i < ends.length; i += 1 + (i % 5)) {
+      appendFileSync(grown, text.slice(at, ends[i]));
+      at = ends[i];
+      const u = await live.update();
+      assert.equal(JSON.stringify(u.report), await full(), `after line ${i + 1}`);
+      if (u.continued && u.change === 'appended') {
+        continued++;
+        assert.deepEqual(u.revised, []);
+      }
+      steps++;
+    }
+    assert.ok(steps > 100, `${steps} appends`);
+    // Most appends after the fit: the earlier requests were kept, not judged again.
+    assert.ok(continued > steps * 0.8, `${continued} of ${steps} appends continued`);
   });
 });
