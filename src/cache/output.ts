@@ -93,10 +93,16 @@ export async function cachedOutput(ref: SessionRef, opts: { cacheDir: string; ru
 
 /**
  * Copies block `index` of an entry to `write` as text in chunks that end at a line break (the
- * chunk passed has no final newline; `write` adds it, as the CLI's line sink does).
+ * chunk passed has no final newline; `write` adds it, as the CLI's line sink does), or, with
+ * `writeBytes`, as the bytes themselves (newlines included; each chunk a fresh copy).
  * @throws when the file cannot be read (it was valid a moment ago: removed meanwhile)
  */
-export async function copyBlock(out: CachedOutput, index: number, write: (text: string) => void | Promise<void>): Promise<void> {
+export async function copyBlock(
+  out: CachedOutput,
+  index: number,
+  write: (text: string) => void | Promise<void>,
+  writeBytes?: (bytes: Uint8Array) => void | Promise<void>,
+): Promise<void> {
   let at = 0;
   for (let i = 0; i < index; i++) at += out.blocks[i].bytes;
   const end = at + out.blocks[index].bytes;
@@ -117,7 +123,9 @@ export async function copyBlock(out: CachedOutput, index: number, write: (text: 
         continue;
       }
       if (nl + 1 < chunk.length) carry = Buffer.from(chunk.subarray(nl + 1));
-      await write(chunk.toString('utf8', 0, nl));
+      // A stream may keep the buffer it was given until it is flushed: bytes go out as a copy.
+      if (writeBytes) await writeBytes(Buffer.from(chunk.subarray(0, nl + 1)));
+      else await write(chunk.toString('utf8', 0, nl));
     }
     if (carry?.length) throw new Error(`${out.file}: block does not end with a line break`);
   } finally {

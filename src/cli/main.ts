@@ -144,8 +144,19 @@ function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, ou
   };
 }
 
-/** Runs the CLI; returns the exit code. */
-export async function main(argv: string[], rawOut: (s: string) => void, rawErr: (s: string) => void, root = packageRoot()): Promise<number> {
+/**
+ * Runs the CLI; returns the exit code.
+ * @param rawOut receives each printed line (without its newline)
+ * @param rawBytes optional: receives cached `--json` bytes as they are (newlines included), in
+ *   order with `rawOut`'s lines; without it they are decoded and passed to `rawOut`
+ */
+export async function main(
+  argv: string[],
+  rawOut: (s: string) => void,
+  rawErr: (s: string) => void,
+  root = packageRoot(),
+  rawBytes?: (b: Uint8Array) => void,
+): Promise<number> {
   // The output sink: every line printed passes the one sanitizer (src/sanitize.ts), whatever it
   // quotes (arguments in parseArgs errors, file names, transcript text, phux output).
   const out = (s: string) => rawOut(terminalText(s));
@@ -193,7 +204,7 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
   const savedCaptureDirs = process.env.PREFIX_LENS_CAPTURE_DIRS;
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   try {
-    return await run(command, args, out, err, root, rawOut);
+    return await run(command, args, out, err, root, rawOut, rawBytes);
   } finally {
     if (savedCaptureDirs === undefined) delete process.env.PREFIX_LENS_CAPTURE_DIRS;
     else process.env.PREFIX_LENS_CAPTURE_DIRS = savedCaptureDirs;
@@ -203,7 +214,15 @@ export async function main(argv: string[], rawOut: (s: string) => void, rawErr: 
 type Args = { values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; watch?: boolean }; positionals: string[] };
 
 /** analyze / check once the arguments are parsed. */
-async function run(command: 'analyze' | 'check', args: Args, out: (s: string) => void, err: (s: string) => void, root: string, rawOut: (s: string) => void): Promise<number> {
+async function run(
+  command: 'analyze' | 'check',
+  args: Args,
+  out: (s: string) => void,
+  err: (s: string) => void,
+  root: string,
+  rawOut: (s: string) => void,
+  rawBytes?: (b: Uint8Array) => void,
+): Promise<number> {
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
     if (command === 'check') {
@@ -256,7 +275,7 @@ async function run(command: 'analyze' | 'check', args: Args, out: (s: string) =>
   // jsonText's output holds no character terminalText replaces (JSON.stringify escapes C0, the
   // indentation is spaces and newlines), so the chunks go to the raw sink: the output cache then
   // holds exactly the bytes printed.
-  const json = args.values.json && command === 'analyze' ? new JsonReportWriter((chunk) => rawOut(chunk)) : null;
+  const json = args.values.json && command === 'analyze' ? new JsonReportWriter((chunk) => rawOut(chunk), rawBytes) : null;
   const onError = (e: string) => {
     errors++;
     err(`prefix-lens: ${safe(e)}`);
@@ -369,7 +388,13 @@ else if (require.main === module) {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
     throw e;
   });
-  main(process.argv.slice(2), (s) => process.stdout.write(`${s}\n`), (s) => process.stderr.write(`${s}\n`)).then(
+  main(
+    process.argv.slice(2),
+    (s) => process.stdout.write(`${s}\n`),
+    (s) => process.stderr.write(`${s}\n`),
+    undefined,
+    (b) => process.stdout.write(b),
+  ).then(
     (code) => {
       process.exitCode = code;
     },

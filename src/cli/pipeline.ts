@@ -205,8 +205,15 @@ export class JsonReportWriter {
   private pending: string | null = null;
   private started = false;
 
-  /** @param write receives chunks of lines (without their final newline), in order; awaited (backpressure) */
-  constructor(private readonly write: (chunk: string) => void | Promise<void>) {}
+  /**
+   * @param write receives chunks of lines (without their final newline), in order; awaited (backpressure)
+   * @param writeBytes optional: receives cached blocks as bytes (whole lines, newlines included)
+   *   instead of decoded text through `write`
+   */
+  constructor(
+    private readonly write: (chunk: string) => void | Promise<void>,
+    private readonly writeBytes?: (bytes: Uint8Array) => void | Promise<void>,
+  ) {}
 
   private async start(): Promise<void> {
     if (this.started) return;
@@ -268,7 +275,7 @@ export class JsonReportWriter {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
-    await copyBlock(out, index, this.write);
+    await copyBlock(out, index, this.write, this.writeBytes);
     this.pending = SESSION_END;
   }
 
