@@ -240,6 +240,13 @@ export class App {
               s.persona.snapshot.botSlug ? `bot ${s.persona.snapshot.botSlug}${s.persona.snapshot.takenAt ? `, taken ${s.persona.snapshot.takenAt}` : ''}` : undefined,
             )
           : null,
+        s.systemShapes
+          ? stat(
+              'System deltas',
+              `${tokens(s.systemShapes.deltas)} · collapsed ~${tokens(s.systemShapes.collapsed.rebilledTokens)} vs in place ~${tokens(s.systemShapes.midConversation.rebilledTokens)} tokens`,
+              `re-billed tokens if every system delta is folded into the first system message (collapsed) or kept in place (mid-conversation); sent ${s.systemShapes.used.join(' and ')}${s.systemShapes.unknownRoute ? ' (route flag unknown: collapsed assumed)' : ''}`,
+            )
+          : null,
       ),
       diagBlock,
     );

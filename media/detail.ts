@@ -37,6 +37,20 @@ export function evidenceWords(e: string | null, opaqueHead = true): string {
   return 'none';
 }
 
+/** A system-message shape in words. */
+function shapeWords(shape: string): string {
+  return shape === 'collapsed' ? 'collapsed: later system messages folded into the first' : 'mid-conversation: later system messages kept in place';
+}
+
+/** Where a system change is, in words: `resumable` (section) — added, +138 B. */
+function sectionWords(s: NonNullable<NonNullable<RequestReport['break']>['section']>): string {
+  const kind = s.via === 'named' ? 'section' : s.via === 'heading' ? 'heading' : s.via === 'tag' ? 'element' : s.via === 'key' ? 'key' : '';
+  const name = s.name === null ? 'no heading or tag around it' : `${s.via === 'tag' ? `<${s.name}>` : s.name} (${kind})`;
+  const what = s.change === 'appended' ? (s.whole ? 'added' : 'text appended') : s.change === 'removed' ? (s.whole ? 'removed' : 'text removed') : 'edited';
+  const within = s.within.length ? ` · in ${s.within.join(' › ')}` : '';
+  return `${name} — ${what}, −${bytes(s.removedBytes)} +${bytes(s.addedBytes)}${within}`;
+}
+
 function row(label: string, ...value: Array<Node | string>): HTMLElement[] {
   return [h('dt', null, label), h('dd', null, ...value)];
 }
@@ -87,6 +101,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       ...row('Time', time(r.time)),
       ...row('Model', `${r.provider}/${r.model}`, h('span', { class: 'pl-muted' }, ` · ${r.api}`)),
       ...row('Evidence', evidenceWords(r.evidence, r.segments.head !== null)),
+      ...(r.systemShape ? row('System messages', shapeWords(r.systemShape.used), h('span', { class: 'pl-muted' }, ` · ${r.systemShape.known ? r.systemShape.source : "route flag unknown: pi-ai's collapsed default"}`)) : []),
       ...row('Prefix hash', h('code', null, r.prefixHash ?? '—'), r.sameAsPrevious ? ' (same as the previous request)' : ''),
       ...row(
         'Compared with',
@@ -149,11 +164,51 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
         ...row('Block', String(b.blockIndex)),
         ...row('JSON path', h('code', null, b.path)),
         ...row('Byte offset', `${b.byteOffset.toLocaleString('en-US')} `, h('span', { class: 'pl-muted' }, offsetWhere)),
+        ...(b.section ? row('Section', sectionWords(b.section)) : []),
       ),
     );
     if (b.before || b.after) {
       parts.push(excerpt('Before (cached entry)', b.before, b.excerptAt), excerpt('After (this request)', b.after, b.excerptAt));
     }
+  }
+
+  // System deltas (PI-Desktop): what each costs folded into the head vs kept in place (Nib ADR 0337)
+  if (r.systemDeltas) {
+    const d = r.systemDeltas;
+    const sent = (shape: string) => (d.used === shape ? (d.known ? 'sent' : 'sent (route flag unknown)') : '');
+    const at = (c: typeof d.collapsed) => (c.break ? `${c.break.segment} ${c.break.blockIndex} @${c.break.byteOffset.toLocaleString('en-US')}${c.break.section?.name ? ` (${c.break.section.name})` : ''}` : 'tail only');
+    parts.push(
+      h('h3', null, 'System deltas'),
+      h(
+        'ul',
+        { class: 'pl-list', 'aria-label': 'System deltas' },
+        ...d.deltas.map((x) =>
+          h(
+            'li',
+            null,
+            h('strong', null, [...x.sections.map((s) => `${s.name} ${s.change}`), ...x.toolsAdded.map((t) => `+${t}`), ...x.toolsRemoved.map((t) => `−${t}`)].join(', ') || 'no section changed'),
+            x.cause ? ` · ${x.cause.kind}: ${x.cause.detail}` : ' · cause not shown in the transcript',
+            ` · ${x.id}, line ${x.line}`,
+          ),
+        ),
+      ),
+      table(
+        'Re-billed by shape',
+        ['shape', 're-billed', 'cost', `prefix vs #${d.comparedWith ?? '—'}`, ''],
+        [
+          ['collapsed (folded into the first system message)', `~${tokens(d.collapsed.rebilledTokens)}`, usd(d.collapsed.costUSD), at(d.collapsed), sent('collapsed')],
+          ['mid-conversation (kept in place)', `~${tokens(d.midConversation.rebilledTokens)}`, usd(d.midConversation.costUSD), at(d.midConversation), sent('mid-conversation')],
+        ],
+        [false, true, true, false, false],
+      ),
+      h(
+        'p',
+        { class: 'pl-muted' },
+        d.savedTokens >= 0
+          ? `Kept in place saves ~${tokens(d.savedTokens)} tokens${d.savedUSD ? ` (${usd(d.savedUSD)})` : ''} on this request (estimated from bytes).`
+          : `Kept in place re-bills ~${tokens(-d.savedTokens)} tokens more on this request (estimated from bytes).`,
+      ),
+    );
   }
 
   // phux and persona

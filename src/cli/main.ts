@@ -28,10 +28,11 @@ const USAGE = `usage:
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
 
-path: a Pi, Claude Code or Codex session (.jsonl), an OpenCode data dir or opencode.db, a DSH home
-($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) for BotHarness, a folder of
-captured request bodies (*.body.json), or any folder with sessions below it (e.g. ~/.claude,
-~/.codex, Pi's agent dir); pi:<id prefix>, claude:<id prefix>, codex:<id prefix> (alone = the
+path: a Pi, Claude Code, Codex or PI-Desktop session (.jsonl), an OpenCode data dir or opencode.db,
+a DSH home ($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) for BotHarness, a
+PI-Desktop data dir ($PI_DESKTOP_DATA_DIR, ~/.pi-desktop), a folder of captured request bodies
+(*.body.json), or any folder with sessions below it (e.g. ~/.claude, ~/.codex, Pi's agent dir);
+pi:<id prefix>, claude:<id prefix>, codex:<id prefix>, pidesktop:<id prefix> (alone = the
 newest session of that host),
 opencode:<sessionID>, botharness:<sessionId prefix> (botharness: = the newest). No path: the bundled
 example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).

@@ -73,13 +73,14 @@ export function systemChange(bp: BreakPoint): SystemChange | null {
 
 /** One line for a cause detail: "section `skills` edited", "section `resumable` appended". */
 export function describeSystemChange(c: SystemChange): string {
-  const what = c.change === 'appended' ? (c.wholeSection ? 'added' : 'appended to') : c.change === 'removed' ? (c.wholeSection ? 'removed' : 'text removed from') : 'edited';
-  if (c.section === null) return `text ${c.change === 'appended' ? 'appended' : c.change === 'removed' ? 'removed' : 'edited'} (no section heading or tag around it)`;
+  if (c.section === null) return `text ${c.change} (no section heading or tag around it)`;
   const name = c.via === 'tag' ? `<${c.section}>` : c.section;
   const kind = c.via === 'heading' ? 'heading' : c.via === 'tag' ? 'element' : c.via === 'key' ? 'key' : 'section';
   const within = c.within.length ? ` (in ${c.within.join(' › ')})` : '';
-  if (c.change === 'edited') return `${kind} \`${name}\` edited${within}`;
-  return (c.wholeSection ? `${kind} \`${name}\` ${what}` : `text ${what} ${kind} \`${name}\``) + within;
+  const it = `${kind} \`${name}\``;
+  if (c.change === 'edited') return `${it} edited${within}`;
+  if (c.wholeSection) return `${it} ${c.change === 'appended' ? 'added' : 'removed'}${within}`;
+  return `text ${c.change === 'appended' ? 'appended to' : 'removed from'} ${it}${within}`;
 }
 
 interface Found {
