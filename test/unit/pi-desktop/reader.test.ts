@@ -122,5 +122,31 @@ describe('PI-Desktop reader', () => {
       assert.deepEqual(s.requests.map((r) => r.source.line), [9]);
       assert.equal(s.ignored.telemetry, 1);
     });
+
+    it('drops a retried system row (byte-identical messageJson) and places a row whose anchor is missing where it stands', async () => {
+      const good = readFileSync(transcript(SETTLE), 'utf8').split('\n');
+      const sys2 = JSON.parse(good[7]);
+      const lost = { ...sys2, id: 'sys-z', modelSystem: { ...sys2.modelSystem, messageJson: sys2.modelSystem.messageJson.replace('del-1', 'del-2'), afterMessageId: 'nope' } };
+      const file = join(dir, 'sessions', 'retry.jsonl');
+      writeFileSync(file, [...good.slice(0, 9), good[7], JSON.stringify(lost), ''].join('\n'));
+      const [s] = await readPiDesktopSession(file);
+      const d = s.diagnostics.filter((x) => x.file === file && (x.line === 10 || x.line === 11));
+      assert.deepEqual(d.map((x) => [x.line, x.severity, x.message]), [
+        [10, 'info', 'system row sys-2 repeats an earlier system row byte for byte (a retried persist): dropped, as orderSystemRows does'],
+        [11, 'warning', 'system row sys-z: afterMessageId nope is not in the context before it; placed where the row stands'],
+      ]);
+      assert.equal(s.ignored['system:duplicate'], 1);
+    });
+
+    it('a pi.sqlite that is not a database: a diagnostic, and the transcript is still read (no title, route unknown)', async () => {
+      const data = join(dir, 'garbage');
+      mkdirSync(join(data, 'sessions'), { recursive: true });
+      writeFileSync(join(data, 'pi.sqlite'), 'not a database at all, just text that is long enough to have a header of a hundred bytes or more...........');
+      writeFileSync(join(data, 'sessions', `${MIDCONVO}.jsonl`), readFileSync(transcript(MIDCONVO)));
+      const [s] = await readPiDesktopSession(join(data, 'sessions', `${MIDCONVO}.jsonl`));
+      assert.deepEqual(s.diagnostics.filter((x) => x.file.endsWith('pi.sqlite')).map((x) => [x.line, x.severity, x.message]), [[0, 'error', 'not an SQLite database (bad header; a half-written or foreign file)']]);
+      assert.equal(s.title, undefined);
+      assert.deepEqual([s.requests.length, s.requests[0].systemShape!.used, s.requests[0].systemShape!.known], [3, 'collapsed', false]);
+    });
   });
 });
