@@ -18,6 +18,8 @@ if (existsSync('src/extension/extension.ts')) {
   jobs.push(build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', format: 'cjs', external: ['vscode'] }));
   // Reading and analysis run in a worker thread, off the extension host's thread.
   jobs.push(build({ ...common, entryPoints: ['src/extension/worker.ts'], outfile: 'dist/worker.js', format: 'cjs' }));
+  // The capture proxy's server (node:http/https): its own bundle, loaded only by "Start Capture Proxy".
+  jobs.push(build({ ...common, entryPoints: ['src/capture/server.ts'], outfile: 'dist/capture.js', format: 'cjs' }));
 }
 const webview = existsSync('media/main.ts');
 if (webview) {

@@ -9,6 +9,7 @@ import type { SessionRef } from '../hosts/registry.js';
 import { fileRef } from './fileRef.js';
 import { AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { ContextToggle } from './contextToggle.js';
+import { CaptureProxy, type CaptureStartOptions } from './captureProxy.js';
 import { TranscriptDiagnostics, isTranscript } from './diagnostics.js';
 import { FleetView } from './fleetView.js';
 import { createLog, type Log } from './log.js';
@@ -30,6 +31,9 @@ export const COMMANDS = [
   'prefixLens.exportHtml',
   'prefixLens.showLog',
   'prefixLens.revealInTranscript',
+  'prefixLens.startCaptureProxy',
+  'prefixLens.stopCaptureProxy',
+  'prefixLens.toggleCaptureTerminals',
 ] as const;
 
 /** What `activate` returns (the extension's exports): used by the extension-host tests. */
@@ -43,6 +47,8 @@ export interface PrefixLensApi {
   fleet: FleetView;
   diagnostics: TranscriptDiagnostics;
   toggle: ContextToggle;
+  /** The capture proxy (commands Start/Stop Capture Proxy, terminal toggle, status bar). */
+  capture: CaptureProxy;
   cache: SummaryCache;
   /** Analyzes one session under a cancellable progress notification. */
   analyze(ref: SessionRef): Promise<SessionReport | undefined>;
@@ -63,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const fleet = new FleetView(log, () => sessions.sessions());
   const diagnostics = new TranscriptDiagnostics(worker, log);
   const toggle = new ContextToggle(context, log);
+  const capture = new CaptureProxy(context, log);
 
   const sessionsTree = vscode.window.createTreeView('prefixLens.sessions', { treeDataProvider: sessions, showCollapseAll: true });
   const fleetTree = vscode.window.createTreeView('prefixLens.fleet', { treeDataProvider: fleet });
@@ -178,6 +185,26 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     'prefixLens.refreshSessions': () => sessions.refresh(),
     'prefixLens.refreshFleet': () => fleet.refresh(),
     'prefixLens.togglePhuxContextAwareness': () => toggle.toggle(),
+    // Optional argument (scripts, tests): port, upstream values, capture folder.
+    'prefixLens.startCaptureProxy': async (opts?: CaptureStartOptions) => {
+      const url = await capture.start(opts);
+      if (url && !opts) {
+        void vscode.window
+          .showInformationMessage(`Prefix Lens: capture proxy on ${url}. Point your agent at it (e.g. ANTHROPIC_BASE_URL=${url}), or route new terminals through it.`, 'Route New Terminals', 'Show Setup')
+          .then((a) => {
+            if (a === 'Route New Terminals') void capture.toggleTerminals(true);
+            else if (a === 'Show Setup') log.show(true);
+          });
+      }
+      return url;
+    },
+    'prefixLens.stopCaptureProxy': async () => {
+      const n = await capture.stop();
+      if (n === undefined) void vscode.window.showInformationMessage('Prefix Lens: the capture proxy is not running.');
+      else sessions.refreshSoon(0);
+      return n;
+    },
+    'prefixLens.toggleCaptureTerminals': (value?: boolean) => capture.toggleTerminals(value),
     // Arguments (optional): the session (else the active Timeline's, else a pick) and, for scripts and tests, the file to write (else a save dialog).
     'prefixLens.exportHtml': async (target?: TimelineTarget, to?: vscode.Uri) => {
       const tl = await timelines();
@@ -228,6 +255,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     fleet,
     diagnostics,
     toggle,
+    capture,
     { dispose: () => worker.dispose() },
     { dispose: () => void cache.save().catch(() => undefined) },
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -241,7 +269,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   );
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
-  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, fleet, diagnostics, toggle, cache, analyze, timelines };
+  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, fleet, diagnostics, toggle, capture, cache, analyze, timelines };
 }
 
 export function deactivate(): void {

@@ -3,6 +3,7 @@ import './activation.test.js';
 import './sessions.test.js';
 import './diagnostics.test.js';
 import './terminal.test.js';
+import './capture.test.js';
 import './fleet.test.js';
 import './timeline.test.js';
 import './settings.test.js';

@@ -32,4 +32,15 @@ describe('restricted mode (untrusted workspace)', () => {
     assert.equal(refs.filter((r) => r.path.startsWith(join(testEnv.tmp, 'workspace-sessions'))).length, 0);
     assert.equal(refs.filter((r) => r.host === 'pi').length, 2, 'the default Pi sessions are still listed (reading is allowed)');
   });
+
+  it('the capture proxy does not start and sets nothing for terminals in restricted mode', async () => {
+    const a = await api();
+    assert.equal(await a.capture.start({ port: 0, out: join(testEnv.tmp, 'restricted-captures') }), undefined);
+    assert.equal(await a.capture.toggleTerminals(true), false);
+    assert.equal(a.capture.url, null);
+    assert.equal(a.capture.terminalsEnabled, false);
+    assert.equal(a.toggle.collection.get('ANTHROPIC_BASE_URL'), undefined);
+    assert.equal(a.toggle.collection.get('OPENAI_BASE_URL'), undefined);
+    assert.equal(existsSync(join(testEnv.tmp, 'restricted-captures')), false);
+  });
 });
