@@ -1,0 +1,122 @@
+/**
+ * Capture proxy overhead (issue 15 target: < 2 ms added to time-to-first-byte, no extra buffering).
+ * Prints figures; asserts nothing (speed is not a test).
+ *
+ *   npm run bench:capture [-- --requests N]
+ *
+ * 1. TTFB: the same real Pi request body (test/fixtures/pi/main, Anthropic Messages, 9 KB) POSTed N
+ *    times directly to the scripted provider (scripts/record/fake-provider.mjs, a child process) and
+ *    N times through `prefix-lens capture` (this process, saving to a temp folder), alternating,
+ *    keep-alive on both paths; TTFB = request start → first response byte, ms. Reported: median and
+ *    p95 of each path and of the per-pair difference.
+ * 2. Streaming: an upstream (child process) that writes 20 SSE events 20 ms apart; for each event, the
+ *    delay between its arrival directly and through the proxy (ms, median and max over all events
+ *    of 20 streams): buffering would show as delays growing along the stream.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseUpstreams } from '../src/capture/route.js';
+import { startCaptureServer } from '../src/capture/server.js';
+import { CaptureStore } from '../src/capture/store.js';
+
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '300' } } });
+const N = Number(values.requests);
+const tmp = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-capture-'));
+const children: ChildProcess[] = [];
+
+async function child(args: string[], portFile: string): Promise<number> {
+  const c = spawn(process.execPath, [...args], { stdio: 'ignore' });
+  children.push(c);
+  for (let i = 0; i < 400 && !(existsSync(portFile) && readFileSync(portFile, 'utf8')); i++) await new Promise((r) => setTimeout(r, 25));
+  return Number(readFileSync(portFile, 'utf8'));
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+/** POSTs and resolves with the ms of the first byte and of each chunk, from the request's start. */
+function timed(url: string, body: Buffer): Promise<{ ttfb: number; chunks: number[] }> {
+  return new Promise((done, fail) => {
+    const t0 = performance.now();
+    const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': body.length }, agent }, (res) => {
+      const chunks: number[] = [];
+      res.on('data', () => chunks.push(performance.now() - t0));
+      res.on('end', () => done({ ttfb: chunks[0], chunks }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const f = (x: number) => x.toFixed(2);
+
+async function main(): Promise<void> {
+  const providerPort = await child(['scripts/record/fake-provider.mjs', '--out', join(tmp, 'provider'), '--port-file', join(tmp, 'p1')], join(tmp, 'p1'));
+  const direct = `http://127.0.0.1:${providerPort}`;
+  const store = new CaptureStore({ root: join(tmp, 'captures') });
+  const proxy = await startCaptureServer({ store, port: 0, upstreams: parseUpstreams([direct]) });
+  const body = readFileSync('test/fixtures/pi/main/requests/005-anthropic-messages.body.json');
+
+  for (let i = 0; i < 20; i++) {
+    await timed(`${direct}/v1/messages`, body);
+    await timed(`${proxy.url}/v1/messages`, body);
+  }
+  const d: number[] = [];
+  const p: number[] = [];
+  for (let i = 0; i < N; i++) {
+    d.push((await timed(`${direct}/v1/messages`, body)).ttfb);
+    p.push((await timed(`${proxy.url}/v1/messages`, body)).ttfb);
+  }
+  const added = p.map((x, i) => x - d[i]);
+  console.log(`TTFB, ${N} requests per path (Pi body ${body.length} bytes, Anthropic SSE, keep-alive):`);
+  console.log(`  direct        median ${f(pct(d, 50))} ms, p95 ${f(pct(d, 95))} ms`);
+  console.log(`  via capture   median ${f(pct(p, 50))} ms, p95 ${f(pct(p, 95))} ms`);
+  console.log(`  added         median ${f(pct(added, 50))} ms, p95 ${f(pct(added, 95))} ms   (target < 2 ms)`);
+  console.log(`  saved ${store.saved} bodies, ${store.failures} failures`);
+  await proxy.close();
+
+  // Streaming: 20 events, 20 ms apart.
+  const slow = join(tmp, 'slow.mjs');
+  writeFileSync(
+    slow,
+    `import http from 'node:http'; import { writeFileSync } from 'node:fs';
+const s = http.createServer((req, res) => { req.resume(); req.on('end', () => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' }); let i = 0;
+  const t = setInterval(() => { res.write('event: ping\\ndata: {"type":"ping","i":' + i + '}\\n\\n'); if (++i === 20) { clearInterval(t); res.end(); } }, 20);
+}); });
+s.listen(0, '127.0.0.1', () => writeFileSync(process.argv[2], String(s.address().port)));`,
+  );
+  const slowPort = await child([slow, join(tmp, 'p2')], join(tmp, 'p2'));
+  const slowUrl = `http://127.0.0.1:${slowPort}`;
+  const proxy2 = await startCaptureServer({ store: new CaptureStore({ root: join(tmp, 'captures2') }), port: 0, upstreams: parseUpstreams([slowUrl]) });
+  const lag: number[] = [];
+  let chunksDirect = 0;
+  let chunksProxy = 0;
+  for (let k = 0; k < 20; k++) {
+    const [a, b] = await Promise.all([timed(`${slowUrl}/v1/messages`, body), timed(`${proxy2.url}/v1/messages`, body)]);
+    chunksDirect += a.chunks.length;
+    chunksProxy += b.chunks.length;
+    for (let i = 0; i < Math.min(a.chunks.length, b.chunks.length); i++) lag.push(b.chunks[i] - a.chunks[i]);
+  }
+  console.log(`Streaming, 20 streams of 20 SSE events 20 ms apart (direct and via capture at the same time):`);
+  console.log(`  chunks received: direct ${chunksDirect}, via capture ${chunksProxy}`);
+  console.log(`  per-event delay via capture: median ${f(pct(lag, 50))} ms, p95 ${f(pct(lag, 95))} ms, max ${f(Math.max(...lag))} ms`);
+  await proxy2.close();
+}
+
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    agent.destroy();
+    for (const c of children) c.kill();
+    rmSync(tmp, { recursive: true, force: true });
+  });
