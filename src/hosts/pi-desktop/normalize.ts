@@ -289,16 +289,31 @@ function sectionDeltas(before: SysState, m: SystemMessage): SectionDelta[] {
   return out;
 }
 
-/** Builds the chains of one context in one shape, reusing the nodes of the previous request's chain. */
+/**
+ * Builds the chains of one context in one shape, continuing the previous request's chain: the
+ * message list is kept between calls and redone only from the first context item that changed
+ * (`changedFrom`), and the chain's nodes are reused up to there while the head is the same. A
+ * session costs time linear in its rows plus, per head change (every system delta, collapsed),
+ * one rebuild of the conversation after the head.
+ */
 class ShapeEncoder {
   private heads = new Map<string, BlockNode | null>();
-  private prev: { head: BlockNode | null; wrapped: Wrapped[]; nodes: Array<BlockNode | null> } = { head: null, wrapped: [], nodes: [] };
+  private head: BlockNode | null = null;
+  private wrapped: Wrapped[] = [];
+  /** Per context item k (and one past the last): messages before it, and whether a system item precedes it. */
+  private wrappedAt: number[] = [0];
+  private sysBefore: boolean[] = [false];
+  /** Chain node after each message of `wrapped` (same length once built). */
+  private nodes: Array<BlockNode | null> = [];
 
   constructor(private readonly shape: SystemShape) {}
 
-  chain(items: readonly Item[], api: string, model: string): BlockNode | null {
+  /**
+   * @param sys the system items of `items`, in order
+   * @param changedFrom lowest index of `items` changed (inserted, replaced) since the last call
+   */
+  chain(items: readonly Item[], sys: readonly SysItem[], changedFrom: number, api: string, model: string): BlockNode | null {
     const anthropic = api === 'anthropic-messages';
-    const sys = items.filter((i): i is SysItem => i.kind === 'sys');
     const state = replay(sys.map((s) => s.sm));
     const headState = this.shape === 'collapsed' || !sys.length ? state : { ...replay([sys[0].sm]), tools: state.tools };
     const order = familyFor(model, api).renderOrder;
@@ -320,26 +335,37 @@ class ShapeEncoder {
       head = chainOf(blocks);
       this.heads.set(key, head);
     }
-    const wrapped: Wrapped[] = [];
-    let first = true;
-    for (const it of items) {
-      if (it.kind === 'msg') wrapped.push(...it.wrapped);
-      else if (first) first = false;
-      else if (this.shape === 'mid-conversation') wrapped.push(it.inPlace);
+    // The message list, redone from the first changed item.
+    const from = Math.min(changedFrom, this.wrappedAt.length - 1);
+    const kept = this.wrappedAt[from];
+    this.wrapped.length = kept;
+    this.wrappedAt.length = from;
+    this.sysBefore.length = from + 1;
+    let seenSys = this.sysBefore[from];
+    for (let k = from; k < items.length; k++) {
+      this.wrappedAt[k] = this.wrapped.length;
+      this.sysBefore[k] = seenSys;
+      const it = items[k];
+      if (it.kind === 'msg') for (const w of it.wrapped) this.wrapped.push(w);
+      else if (!seenSys) seenSys = true;
+      else if (this.shape === 'mid-conversation') this.wrapped.push(it.inPlace);
     }
-    // Reuse the previous chain up to the first message that is not the same object.
-    let i = 0;
-    if (head === this.prev.head) while (i < wrapped.length && i < this.prev.wrapped.length && wrapped[i] === this.prev.wrapped[i]) i++;
-    else i = 0;
+    this.wrappedAt[items.length] = this.wrapped.length;
+    this.sysBefore[items.length] = seenSys;
+    this.wrappedAt.length = items.length + 1;
+    this.sysBefore.length = items.length + 1;
+    // Reuse the nodes of the unchanged messages while the head is the same.
+    const i = head === this.head ? Math.min(kept, this.nodes.length) : 0;
+    this.nodes.length = i;
+    this.head = head;
     const offset = anthropic || !sys.length ? 0 : 1;
-    let node: BlockNode | null = i ? this.prev.nodes[i - 1] : head;
-    const nodes = this.prev.head === head ? this.prev.nodes.slice(0, i) : [];
-    for (let j = i; j < wrapped.length; j++) {
-      for (const b of messageBlocks(j, `messages[${j + offset}]`, wrapped[j].obj, wrapped[j].origin)) node = new BlockNode(node, b);
-      nodes.push(node);
+    let node: BlockNode | null = i ? this.nodes[i - 1] : head;
+    for (let j = i; j < this.wrapped.length; j++) {
+      const w = this.wrapped[j];
+      for (const b of messageBlocks(j, `messages[${j + offset}]`, w.obj, w.origin)) node = new BlockNode(node, b);
+      this.nodes.push(node);
     }
-    this.prev = { head, wrapped, nodes };
-    const last = wrapped[wrapped.length - 1];
+    const last = this.wrapped[this.wrapped.length - 1];
     if (anthropic && node && last && last.obj.role === 'user') node = node.withBreakpoint({ ttlSeconds: 300 });
     return node;
   }
@@ -363,14 +389,18 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
   let model = fallback.model ?? 'unknown';
   const unknownRoutes = new Set<string>();
 
+  /** Lowest index of `items` changed since the last request was built (both encoders are called per request). */
+  let changedFrom = 0;
   const position = (id: string) => items.findIndex((i) => i.id === id);
   const emit = (line: number, kind: LlmRequest['kind'], usage: Usage | null, time: number | null, end: number | null, error?: string, extraNote?: string) => {
     const api = apiOf(provider, model);
     const compat = route(provider, model);
     const used: SystemShape = compat ? (compat.supportsMidConvoSystemMessages ? 'mid-conversation' : 'collapsed') : 'collapsed';
     const other: SystemShape = used === 'collapsed' ? 'mid-conversation' : 'collapsed';
-    const tail = enc[used].chain(items, api, model);
-    const alternate = enc[other].chain(items, api, model);
+    const sys = items.filter((i): i is SysItem => i.kind === 'sys');
+    const tail = enc[used].chain(items, sys, changedFrom, api, model);
+    const alternate = enc[other].chain(items, sys, changedFrom, api, model);
+    changedFrom = items.length;
     const notes = [PD_NOTE];
     if (!compat) {
       notes.push(UNKNOWN_ROUTE_NOTE);
@@ -436,6 +466,7 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
       out.diagnostics.push({ file, line: r.line, severity: 'warning', message: `system row ${r.row.id}: afterMessageId ${a} is not in the context before it; placed where the row stands` });
     }
     items.splice(at, 0, item);
+    changedFrom = Math.min(changedFrom, at);
     ctx.subagentSince = null;
   };
 
@@ -490,6 +521,7 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
           : null,
         sent: false,
       };
+      changedFrom = 0;
       items = [cp, { kind: 'msg', id: `${c.id}:summary`, line: r.line, wrapped: [{ obj: { role: 'user', content: [{ type: 'text', text: c.summary }] }, origin: 'compaction-summary' }] }, ...kept];
       out.events.push({ kind: 'compaction', line: r.line, timeMs: t });
       ctx.last = null;
@@ -524,6 +556,7 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
     } else if (m.role === 'user') out.turnLines.push(r.line);
     else if (m.role !== 'tool') bump(out.ignored, `message:${m.role}`);
     if (m.role === 'user' || m.role === 'assistant' || m.role === 'tool') {
+      changedFrom = Math.min(changedFrom, items.length);
       items.push({ kind: 'msg', id: m.id, line: r.line, wrapped: wrap(m) });
       ctx.last = { row: m, line: r.line };
       if (m.role === 'tool' && /^task$/i.test(m.toolName ?? '')) ctx.lastTask = ctx.last;
