@@ -4,6 +4,7 @@
  * vs expected read with their sources, re-billed tokens and cost, phux and persona events, notes,
  * errors and the transcript location. Text only (textContent).
  */
+import { agreementText, hostMissText } from '../src/report/hostmiss.js';
 import type { RequestReport, SessionReport } from '../src/report/json.js';
 import { h } from './dom.js';
 import { bytes, duration, time, tokens, usd } from './format.js';
@@ -112,6 +113,22 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       ...row('Transcript', h('code', { class: 'pl-path' }, where), reveal ? ' ' : '', reveal ?? ''),
     ),
   );
+
+  // The host's own verdict beside ours (Claude Code's cache diagnostics), and the session's count.
+  if (r.hostMiss) {
+    const hm = r.hostMiss;
+    const sum = s.hostMiss;
+    parts.push(
+      h('h3', null, `${hm.host}'s verdict`),
+      h(
+        'dl',
+        { class: 'pl-facts', 'aria-label': `${hm.host}'s verdict` },
+        ...row(`${hm.host} says`, hostMissText(hm)),
+        ...row('Our verdict', h('span', hm.agrees === false ? { class: 'pl-bad' } : null, `${r.verdict}: ${agreementText(hm.agrees)}`)),
+        ...(sum ? row('This session', `${sum.requests} request(s) with ${hm.host}'s verdict, ${sum.disagree} disagree${sum.disagree ? ` (${sum.disagreeing.map((i) => `#${i}`).join(', ')})` : ''}${sum.notCompared ? `, ${sum.notCompared} not compared` : ''}`) : []),
+      ),
+    );
+  }
 
   // Tokens
   const u = r.usage;

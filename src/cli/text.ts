@@ -5,6 +5,7 @@
 import type { PersonaReport } from '../core/persona.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
+import { agreementText, hostMissText } from '../report/hostmiss.js';
 import { safe } from '../sanitize.js';
 
 /** One cell of untrusted text (src/sanitize.ts, the one sanitizer): control characters made visible, one line. */
@@ -91,6 +92,9 @@ export function renderRequest(r: RequestReport, modelWidth: number, out: (line: 
     }
   }
   if (r.systemDeltas) renderDeltas(r, out);
+  // The host's own verdict, where it says more than "no miss, and we agree".
+  const h = r.hostMiss;
+  if (h && (h.type !== null || h.agrees === false)) out(`${' '.repeat(14)}${safe(h.host)} says: ${safe(hostMissText(h))}; ${agreementText(h.agrees)}${h.agrees === false ? ` with our ${r.verdict}` : ''}`);
   if (r.error) out(`${' '.repeat(14)}error: ${safe(r.error).slice(0, 160)}`);
 }
 
@@ -150,6 +154,13 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
     out(
       `  system deltas: ${x.deltas} in ${x.requestsWithDeltas} request(s); re-billed collapsed ${shapeText(x.collapsed)} vs mid-conversation ${shapeText(x.midConversation)}; ` +
         `sent ${x.used.join(' and ')}${x.unknownRoute ? ' (route flag unknown: collapsed assumed)' : ''}; ${savedText(x.savedTokens)}`,
+    );
+  }
+  if (s.hostMiss) {
+    const h = s.hostMiss;
+    out(
+      `  ${safe(h.host)} cache diagnostics: ${h.requests} request(s); ${h.agree} agree with our verdict, ${h.disagree} disagree` +
+        `${h.disagree ? ` (${h.disagreeing.map((i) => `#${i}`).join(', ')})` : ''}${h.notCompared ? `, ${h.notCompared} not compared` : ''}`,
     );
   }
   if (s.phux) renderPhux(s.phux, out);

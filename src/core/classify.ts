@@ -69,6 +69,11 @@ const VOLATILE: Array<[string, RegExp]> = [
 export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause[] {
   const causes: Cause[] = [];
   const region = changedRegion(bp);
+  // A head block the host derives from the history (Claude Code's billing header fingerprints the
+  // first user message): after a compaction it changes with the history.
+  if (bp.segment !== 'messages' && bp.newBlock?.origin === 'compaction-summary') {
+    causes.push({ kind: 'history-rewritten', detail: `compaction: history replaced by a summary; ${bp.segment} ${bp.blockIndex} is derived from the history`, certainty: 'certain' });
+  }
   if (bp.segment === 'tools') causes.push(toolsCause(entry, request));
   else if (bp.segment === 'system') {
     const section = systemChange(bp);

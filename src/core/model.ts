@@ -210,6 +210,25 @@ export interface LlmRequest {
   systemShape?: SystemShapeInfo;
   /** System deltas this request is the first to carry, in transcript order. */
   systemDeltas?: SystemDelta[];
+  /** The host's own verdict on this request's cache read, when its transcript records one. */
+  hostMiss?: HostMiss;
+}
+
+/**
+ * A cache verdict the host itself recorded: Claude Code's `message.diagnostics.cache_miss_reason`
+ * (the API's cache diagnostics; platform.claude.com/docs/en/build-with-claude/cache-diagnostics,
+ * reference/claude-code-codex.md §1.7). It names a segment, never a block or byte.
+ */
+export interface HostMiss {
+  /** Who said it, for display (`Claude Code`). */
+  host: string;
+  /**
+   * `model_changed` | `system_changed` | `tools_changed` | `messages_changed` |
+   * `previous_message_not_found` | `unavailable` (or a newer value, kept as is); null = no miss.
+   */
+  type: string | null;
+  /** `cache_missed_input_tokens`: tokens, "a magnitude indicator rather than a billing number". */
+  missedTokens?: number;
 }
 
 /**

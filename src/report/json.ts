@@ -11,6 +11,7 @@ import { priceSystemDeltas, type PricedDeltas, type ShapeCost } from '../core/sh
 import type { DeltaCauseKind, SectionDelta, SystemShape } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
+import { hostMissReport, hostMissSummary, type HostMissReport, type HostMissSummary } from './hostmiss.js';
 import { verdictReason } from './reason.js';
 
 /** One request in the report. Tokens are tokens, money USD, `time` ISO 8601. */
@@ -85,6 +86,11 @@ export interface RequestReport {
   systemShape?: { used: SystemShape; known: boolean; source: string };
   /** The system deltas this request first carries, with what they re-bill in each shape; see SystemDeltasJson. */
   systemDeltas?: SystemDeltasJson;
+  /**
+   * The host's own cache verdict, when its transcript records one (Claude Code's
+   * `message.diagnostics.cache_miss_reason`), and whether ours agrees (report/hostmiss.ts).
+   */
+  hostMiss?: HostMissReport;
 }
 
 /**
@@ -201,6 +207,8 @@ export interface SessionReport {
    * request (taken, stable, refreshed, drift, reowned, memory-inbox, memory-head). See core/persona.ts.
    */
   persona?: PersonaJson;
+  /** Requests with the host's own cache verdict, and where it disagrees with ours (report/hostmiss.ts). */
+  hostMiss?: HostMissSummary;
 }
 
 /** The whole report. */
@@ -237,7 +245,7 @@ export function sessionReport(a: SessionAnalysis, rules: ProviderRules = default
 
 function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): SessionReport {
   const s = a.session;
-  return {
+  const out: SessionReport = {
     host: s.host,
     id: s.id,
     path: s.path,
@@ -305,9 +313,14 @@ function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): Sessi
       if (r.systemChange && out.break) out.break.section = sectionJson(r.systemChange);
       if (q.systemShape) out.systemShape = { used: q.systemShape.used, known: q.systemShape.known, source: q.systemShape.source };
       out.reason = verdictReason(out);
+      const host = hostMissReport(q.hostMiss, out);
+      if (host) out.hostMiss = host;
       return out;
     }),
   };
+  const host = hostMissSummary(out.requests);
+  if (host) out.hostMiss = host;
+  return out;
 }
 
 function sectionJson(c: SystemChange): SectionJson {

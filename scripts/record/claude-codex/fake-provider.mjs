@@ -210,6 +210,9 @@ function decide(api, body) {
       text: '<analysis>\nScripted analysis of the conversation.\n</analysis>\n<summary>\n1. Primary Request and Intent: exercise the host against a scripted model.\n2. Progress: greeted the model, read files with a tool.\n3. Next step: continue the scripted session.\n</summary>',
     };
   }
+  // GROW_CONTEXT: the answer reports a prompt of 170,000 more (uncached) tokens than was sent, so
+  // the host believes its context is nearly full (Claude Code auto-compacts above ~167k of 200k).
+  if (api === 'anthropic-messages' && userText.includes('GROW_CONTEXT') && toolResult === null) return { kind: 'text', text: `ACK(${body.model}): context grown`, padInput: 170000 };
   if (toolResult !== null) return { kind: 'text', text: `Tool result received (${toolResult.length} chars). First line: ${toolResult.split('\n')[0].slice(0, 60)}` };
   if (userText.includes('FAIL500') && !failedOnce.has(userText)) {
     failedOnce.add(userText);
@@ -251,7 +254,7 @@ function answerAnthropic(res, body, d, n) {
   startSse(res, n);
   const cacheCreation = { ephemeral_5m_input_tokens: sim.ttl === 3600 ? 0 : sim.cacheWrite, ephemeral_1h_input_tokens: sim.ttl === 3600 ? sim.cacheWrite : 0 };
   const startUsage = {
-    input_tokens: sim.input,
+    input_tokens: sim.input + (d.padInput ?? 0),
     cache_creation_input_tokens: sim.cacheWrite,
     cache_read_input_tokens: sim.cacheRead,
     cache_creation: cacheCreation,

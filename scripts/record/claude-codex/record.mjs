@@ -3,7 +3,8 @@
 //
 //   node record.mjs OUTDIR [claude-code] [codex]        (default: both)
 //
-// Writes OUTDIR/claude-code/ and OUTDIR/codex/ (layout in test/fixtures/<host>/README.md):
+// Writes OUTDIR/claude-code/, OUTDIR/claude-code-autocompact/ and OUTDIR/codex/ (layout in
+// test/fixtures/<host>/README.md):
 //   the host's own folders as it left them (CLAUDE_CONFIG_DIR projects/…, CODEX_HOME sessions/…),
 //   requests/NNN-<api>.body.json|.meta.json + index.ndjson (every body byte for byte), steps.tsv.
 //
@@ -147,16 +148,9 @@ function writeProject(lab, instructionsFile) {
   fs.writeFileSync(path.join(lab.project, instructionsFile), '# Lab project\nThese instructions are loaded into the host\'s context.\n');
 }
 
-async function recordClaudeCode() {
-  // --diagnostics: the scripted API returns cache diagnostics unasked; Claude Code stores what
-  // arrives as message.diagnostics (the real API sends them only when a request asks).
-  const lab = new Lab('claude-code', '/tmp/prefix-lens-cc-lab', ['--diagnostics']);
-  await lab.open();
-  writeProject(lab, 'CLAUDE.md');
-  const configDir = path.join(lab.home, '.claude');
-  // reference/claude-code-codex.md §0: API key + base URL, no telemetry, no updater, no traffic
-  // besides the model API.
-  const env = (extra = {}) => ({
+/** Environment of a Claude Code step (reference/claude-code-codex.md §0): API key + base URL, no telemetry, no updater, no traffic besides the model API. */
+function claudeEnv(lab, configDir, extra = {}) {
+  return {
     PATH: process.env.PATH,
     HOME: lab.home,
     TERM: 'dumb',
@@ -170,7 +164,50 @@ async function recordClaudeCode() {
     DISABLE_AUTOUPDATER: '1',
     DISABLE_ERROR_REPORTING: '1',
     ...extra,
-  });
+  };
+}
+
+/** Copies a Claude Code lab's projects folder, bodies and steps into `dest`. */
+function saveClaude(lab, configDir, dest) {
+  fs.rmSync(dest, { recursive: true, force: true });
+  copyTree(path.join(configDir, 'projects'), path.join(dest, 'claude', 'projects'));
+  copyRequests(lab, path.join(dest, 'requests'));
+  fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
+  log(`[${lab.name}] ${countRequests(lab.requests)} requests recorded into ${dest}`);
+}
+
+/**
+ * Auto-compaction: Claude Code compacts on its own when the context it believes it has passes
+ * its threshold — the model window minus min(max output tokens, 20,000) minus 13,000 (about 167k
+ * of claude-sonnet-4-5's 200k; read from the 2.1.328 binary's bundled code, `s4`/`jQ`), counted
+ * from the last response's usage. The scripted answer to GROW_CONTEXT reports 170,000 more input
+ * tokens than were sent, so the next turn starts with an auto-compaction.
+ */
+async function recordClaudeAutoCompact(dest) {
+  const lab = new Lab('claude-code-autocompact', '/tmp/prefix-lens-cc-lab', ['--diagnostics']);
+  await lab.open();
+  writeProject(lab, 'CLAUDE.md');
+  const configDir = path.join(lab.home, '.claude');
+  const env = () => claudeEnv(lab, configDir);
+  const cc = (...args) => ['-p', ...args];
+  await lab.step(1, 'new session (claude-sonnet-4-5)', CLAUDE, cc('--model', 'claude-sonnet-4-5', 'Hello. Say hi.'), env());
+  await lab.step(1, 'a turn whose answer reports a nearly full context (GROW_CONTEXT)', CLAUDE, cc('--continue', 'GROW_CONTEXT please'), env());
+  // CLAUDE_CODE_AUTO_COMPACT_WINDOW: the window this version resolves for claude-sonnet-4-5 without
+  // it is larger (no compaction at 191,916 tokens); 200,000 puts the threshold at 167,000.
+  await lab.step(2, 'next turn: auto-compaction (CLAUDE_CODE_AUTO_COMPACT_WINDOW=200000), then the turn', CLAUDE, cc('--continue', 'First turn after auto-compaction.'), claudeEnv(lab, configDir, { CLAUDE_CODE_AUTO_COMPACT_WINDOW: '200000' }));
+  await lab.step(1, 'turn after auto-compaction', CLAUDE, cc('--continue', 'Second turn after auto-compaction.'), env());
+  await lab.close();
+  saveClaude(lab, configDir, dest);
+}
+
+async function recordClaudeCode() {
+  // --diagnostics: the scripted API returns cache diagnostics unasked; Claude Code stores what
+  // arrives as message.diagnostics (the real API sends them only when a request asks).
+  const lab = new Lab('claude-code', '/tmp/prefix-lens-cc-lab', ['--diagnostics']);
+  await lab.open();
+  writeProject(lab, 'CLAUDE.md');
+  const configDir = path.join(lab.home, '.claude');
+  const env = (extra = {}) => claudeEnv(lab, configDir, extra);
   const cc = (...args) => ['-p', ...args];
   await lab.step(1, 'new session (claude-sonnet-4-5)', CLAUDE, cc('--model', 'claude-sonnet-4-5', 'Hello. Say hi.'), env());
   await lab.step(2, 'tool call (Read), --continue', CLAUDE, cc('--continue', '--allowedTools', 'Read', '--', 'Please read hello.txt and tell me what it says.'), env());
@@ -187,13 +224,7 @@ async function recordClaudeCode() {
   });
   await lab.step(1, '1 h cache (ENABLE_PROMPT_CACHING_1H=1)', CLAUDE, cc('--continue', '--model', 'claude-haiku-4-5', 'Turn with 1h cache.'), env({ ENABLE_PROMPT_CACHING_1H: '1' }));
   await lab.close();
-
-  const dest = path.join(OUT, 'claude-code');
-  fs.rmSync(dest, { recursive: true, force: true });
-  copyTree(path.join(configDir, 'projects'), path.join(dest, 'claude', 'projects'));
-  copyRequests(lab, path.join(dest, 'requests'));
-  fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
-  log(`[claude-code] ${countRequests(lab.requests)} requests recorded into ${dest}`);
+  saveClaude(lab, configDir, path.join(OUT, 'claude-code'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -258,7 +289,10 @@ async function main() {
     if (!fs.existsSync(file)) throw new Failure(`${pkg} is not installed in ${HERE} (run record-claude-codex.sh, which installs it)`);
   }
   fs.mkdirSync(OUT, { recursive: true });
-  if (HOSTS.includes('claude-code')) await recordClaudeCode();
+  if (HOSTS.includes('claude-code')) {
+    await recordClaudeCode();
+    await recordClaudeAutoCompact(path.join(OUT, 'claude-code-autocompact'));
+  }
   if (HOSTS.includes('codex')) await recordCodex();
   log(`done: ${HOSTS.join(', ')} (claude-code ${PKG.dependencies['@anthropic-ai/claude-code']}, codex ${PKG.dependencies['@openai/codex']})`);
 }

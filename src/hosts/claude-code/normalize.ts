@@ -110,9 +110,8 @@ const ttlOf = (v: { ttl?: string } | undefined): CacheBreakpoint => ({ ttlSecond
 
 /** What normalize returns for one file. */
 export interface CcRequests {
+  /** Each with `hostMiss` where the response line carries `message.diagnostics.cache_miss_reason`. */
   requests: LlmRequest[];
-  /** `message.diagnostics.cache_miss_reason` per request that has one (null = the API reported a hit). */
-  hostMiss: Map<LlmRequest, { type: string; missedTokens?: number } | null>;
   diagnostics: Diagnostic[];
 }
 
@@ -193,21 +192,20 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
 
   const trie = new ChainTrie();
   const tree = new TreeReplay(read.recs);
-  const hostMiss: CcRequests['hostMiss'] = new Map();
+  const summaries = compactSummaries(read);
   const requests: LlmRequest[] = [];
   for (const s of slots.sort((a, b) => a.orderLine - b.orderLine)) {
-    const req = s.api ? fromApiRequest(read, s, shapes, blobs, trie, opts.subagent, diagnostics) : fromTree(read, s.group!, tree, trie);
+    const req = s.api ? fromApiRequest(read, s, shapes, blobs, trie, opts.subagent, summaries, diagnostics) : fromTree(read, s.group!, tree, trie);
     if (!req) continue;
     req.index = requests.length + 1;
     const diag = s.group?.lines.map((l) => l.v.message.diagnostics).filter((d) => d !== undefined && d !== null).at(-1);
     if (diag && 'cache_miss_reason' in diag) {
       const m = diag.cache_miss_reason;
-      hostMiss.set(req, m ? { type: m.type, ...(m.cache_missed_input_tokens !== undefined ? { missedTokens: m.cache_missed_input_tokens } : {}) } : null);
-      req.notes!.push(m ? `Claude Code cache diagnostics: ${m.type}${m.cache_missed_input_tokens !== undefined ? ` (${m.cache_missed_input_tokens} tokens missed)` : ''}` : 'Claude Code cache diagnostics: no miss');
+      req.hostMiss = { host: 'Claude Code', type: m ? m.type : null, ...(m?.cache_missed_input_tokens !== undefined ? { missedTokens: m.cache_missed_input_tokens } : {}) };
     }
     requests.push(req);
   }
-  return { requests, hostMiss, diagnostics };
+  return { requests, diagnostics };
 }
 
 /** JSON with object keys sorted (recursively), no whitespace: the form Claude Code hashes blobs in. */
@@ -277,6 +275,32 @@ function asSent(m: Record<string, unknown>, i: number, marks: Map<string, CacheB
   return { ...m, content: b.text };
 }
 
+/**
+ * Texts of the compaction summaries (`user` lines with `isCompactSummary`, after a
+ * `compact_boundary`): the message a compaction puts at the start of the history.
+ */
+function compactSummaries(read: CcRead): Set<string> {
+  const out = new Set<string>();
+  for (const r of read.recs) {
+    if (r.type !== 'user' || r.v.isCompactSummary !== true) continue;
+    const c = r.v.message.content;
+    if (typeof c === 'string') out.add(c);
+    else
+      for (const b of (c ?? []) as Array<Record<string, unknown>>) {
+        if (b?.type === 'text' && typeof b.text === 'string') out.add(b.text);
+      }
+  }
+  return out;
+}
+
+/** True when a message carries a compaction summary as one of its text blocks (or as its string content). */
+function carriesSummary(m: Record<string, unknown>, summaries: Set<string>): boolean {
+  if (!summaries.size || m.role !== 'user') return false;
+  const c = m.content;
+  if (typeof c === 'string') return summaries.has(c);
+  return Array.isArray(c) && c.some((b: Record<string, unknown>) => b?.type === 'text' && typeof b.text === 'string' && summaries.has(b.text));
+}
+
 function fromApiRequest(
   read: CcRead,
   s: Slot,
@@ -284,6 +308,7 @@ function fromApiRequest(
   blobs: Map<string, Record<string, unknown>>,
   trie: ChainTrie,
   subagent: boolean,
+  summaries: Set<string>,
   diagnostics: Diagnostic[],
 ): LlmRequest | null {
   const a = s.api!;
@@ -307,8 +332,15 @@ function fromApiRequest(
       const bp = marks.get(`tools.${i}`);
       node = trie.node(node, `t:${a.v.shapeHash}:${i}:${bp?.ttlSeconds ?? 0}`, () => jsonBlock('tools', i, `tools[${i}]`, t, bp));
     });
-    const billing = billingText(firstUserText(messages), read.version ?? '', read.entrypoint ?? 'cli', subagent);
-    node = trie.node(node, `b:${billing}`, () => jsonBlock('system', 0, 'system[0]', { type: 'text', text: billing }));
+    const first = firstUserText(messages);
+    const billing = billingText(first, read.version ?? '', read.entrypoint ?? 'cli', subagent);
+    // The billing fingerprint follows the first user text: after a compaction, the summary's.
+    const fromSummary = summaries.has(first);
+    node = trie.node(node, `b:${billing}:${fromSummary}`, () => {
+      const b = jsonBlock('system', 0, 'system[0]', { type: 'text', text: billing });
+      if (fromSummary) b.origin = 'compaction-summary';
+      return b;
+    });
     (shape.shape.system ?? []).forEach((b, j) => {
       const bp = marks.get(`system.${j}`);
       node = trie.node(node, `s:${a.v.shapeHash}:${j}:${bp?.ttlSeconds ?? 0}`, () => jsonBlock('system', j + 1, `system[${j + 1}]`, b, bp));
@@ -321,7 +353,7 @@ function fromApiRequest(
   }
   messages.forEach((m0, i) => {
     const m = asSent(m0, i, marks);
-    const blocks = messageBlocks(i, `messages[${i}]`, m);
+    const blocks = messageBlocks(i, `messages[${i}]`, m, carriesSummary(m0, summaries) ? 'compaction-summary' : undefined);
     blocks.forEach((b, k) => {
       const bp = marks.get(`messages.${i}.content.${k}`);
       if (bp) b.breakpoint = bp;

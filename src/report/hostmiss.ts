@@ -1,0 +1,94 @@
+/**
+ * The host's own cache verdict beside ours: Claude Code's `message.diagnostics.cache_miss_reason`
+ * (reference/claude-code-codex.md §1.7) names the segment the API found changed against the
+ * previous message, or null for no miss. It is compared with our verdict and break segment; the
+ * counts per session show where the two disagree.
+ */
+import type { HostMiss } from '../core/model.js';
+import type { RequestReport } from './json.js';
+
+/** What the host said about one request, and whether our verdict agrees. */
+export interface HostMissReport {
+  /** Who said it (`Claude Code`). */
+  host: string;
+  /** The host's miss type, as recorded; null = the host reported no miss. */
+  type: string | null;
+  /** Tokens the host reported missed; null when it gave none. */
+  missedTokens: number | null;
+  /** true / false: our verdict agrees / disagrees; null: not comparable (see `hostAgreement`). */
+  agrees: boolean | null;
+}
+
+/** Per session: how many requests carry the host's verdict and how many of those disagree with ours. */
+export interface HostMissSummary {
+  host: string;
+  /** Requests with a host verdict. */
+  requests: number;
+  agree: number;
+  disagree: number;
+  /** Host verdicts that cannot be compared (`unavailable`, an unknown type, a failed request). */
+  notCompared: number;
+  /** Indexes of the requests where they disagree. */
+  disagreeing: number[];
+}
+
+/** Our verdicts that say the cache missed (all but a hit, a cold start and unknown). */
+const MISSES = new Set(['break', 'ttl-expired', 'below-minimum', 'model-switch', 'unexplained-miss']);
+
+/**
+ * Whether our verdict agrees with the host's:
+ *  - no miss (null): our hit or cold (a first request may still read an older entry);
+ *  - `previous_message_not_found`: our cold or ttl-expired (there was nothing to read);
+ *  - `model_changed`: our model-switch (verdict or cause);
+ *  - `system_changed` / `tools_changed` / `messages_changed`: our break in that segment, or in the
+ *    opaque head for system and tools (a host that does not record them), or a cause of that kind;
+ * anything else of ours disagrees. Not comparable (null): `unavailable`, a type this version does
+ * not know, and requests we could not judge (verdict unknown, a failed request).
+ */
+export function hostAgreement(m: HostMiss, r: Pick<RequestReport, 'verdict' | 'break' | 'causes' | 'error'>): boolean | null {
+  if (r.verdict === 'unknown' || r.error) return null;
+  const cause = (k: string) => r.causes.some((c) => c.kind === k);
+  const seg = r.break?.segment;
+  switch (m.type) {
+    case null:
+      return r.verdict === 'hit' || r.verdict === 'cold';
+    case 'previous_message_not_found':
+      return r.verdict === 'cold' || r.verdict === 'ttl-expired';
+    case 'model_changed':
+      return r.verdict === 'model-switch' || cause('model-switch');
+    case 'system_changed':
+      return MISSES.has(r.verdict) && (seg === 'system' || seg === 'head' || cause('system-changed'));
+    case 'tools_changed':
+      return MISSES.has(r.verdict) && (seg === 'tools' || seg === 'head' || cause('tools-changed'));
+    case 'messages_changed':
+      return MISSES.has(r.verdict) && (seg === 'messages' || cause('history-rewritten') || cause('representation-only'));
+    default:
+      return null;
+  }
+}
+
+/** The request's host verdict with our agreement, or undefined when the host recorded none. */
+export function hostMissReport(m: HostMiss | undefined, r: RequestReport): HostMissReport | undefined {
+  if (!m) return undefined;
+  return { host: m.host, type: m.type, missedTokens: m.missedTokens ?? null, agrees: hostAgreement(m, r) };
+}
+
+/** The session's counts, or undefined when no request carries a host verdict. */
+export function hostMissSummary(requests: RequestReport[]): HostMissSummary | undefined {
+  const withHost = requests.filter((r) => r.hostMiss);
+  if (!withHost.length) return undefined;
+  const disagreeing = withHost.filter((r) => r.hostMiss!.agrees === false).map((r) => r.index);
+  const agree = withHost.filter((r) => r.hostMiss!.agrees === true).length;
+  return { host: withHost[0].hostMiss!.host, requests: withHost.length, agree, disagree: disagreeing.length, notCompared: withHost.length - agree - disagreeing.length, disagreeing };
+}
+
+/** The host's verdict in words: `system_changed (22183 tokens missed)`, `no miss`. */
+export function hostMissText(m: Pick<HostMissReport, 'type' | 'missedTokens'>): string {
+  if (m.type === null) return 'no miss';
+  return `${m.type}${m.missedTokens !== null ? ` (${m.missedTokens} tokens missed)` : ''}`;
+}
+
+/** Agreement in words: `agrees`, `DISAGREES`, `not compared`. */
+export function agreementText(agrees: boolean | null): string {
+  return agrees === null ? 'not compared' : agrees ? 'agrees' : 'disagrees';
+}
