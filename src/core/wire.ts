@@ -28,6 +28,12 @@ export interface WireRequest {
   params: Record<string, string | number | boolean | null>;
   /** `prompt_cache_key` when present. */
   cacheKey?: string;
+  /**
+   * The conversation (thread) the body says it was sent for, when it names one: Codex's
+   * `client_metadata.thread_id` (a sub-agent sends its own thread id under its parent's
+   * `prompt_cache_key`; observed on the 0.169 recordings).
+   */
+  thread?: string;
   /** Size of the whole body (bytes). */
   bodyBytes: number;
 }
@@ -121,12 +127,15 @@ export function parseWireBody(body: Uint8Array, api?: WireApi, rules: ProviderRu
     if (v) params[key] = v.type === 'object' || v.type === 'array' ? text(v) : (json(v) as string | number | boolean | null);
   }
   const cacheKey = json(member(root, 'prompt_cache_key'));
+  const clientMeta = member(root, 'client_metadata');
+  const thread = clientMeta && json(member(clientMeta, 'thread_id'));
   return {
     api: resolvedApi,
     model,
     blocks: b.blocks,
     params,
     cacheKey: typeof cacheKey === 'string' ? cacheKey : undefined,
+    ...(typeof thread === 'string' ? { thread } : {}),
     bodyBytes: body.length,
   };
 }

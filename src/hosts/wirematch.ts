@@ -77,8 +77,11 @@ export async function readBodies(src: RequestSource, diagnostics: Diagnostic[]):
   return out;
 }
 
-/** How a host names what the transcript did not record: kind and note of an unmatched body. */
-export type Unmatched = (b: CapturedRequest) => { kind: RequestKind; note: string; provider: string };
+/**
+ * How a host names what the transcript did not record: kind and note of an unmatched body; null
+ * when the body belongs to another session (e.g. another conversation's cache key): left out.
+ */
+export type Unmatched = (b: CapturedRequest) => { kind: RequestKind; note: string; provider: string } | null;
 
 /**
  * Replaces the requests of `sessions` (one ref) with the captured bodies they match.
@@ -130,6 +133,7 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
       for (const b of bodies) {
         if (taken.has(b) || !b.wire) continue;
         const u = unmatched(b);
+        if (!u) continue;
         const status = typeof b.meta?.status === 'number' ? b.meta.status : undefined;
         const req = wireOnlyRequest(
           { file: b.file, api: b.wire.api, wire: b.wire },

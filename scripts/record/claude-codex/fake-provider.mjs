@@ -200,6 +200,12 @@ function tailOf(api, body) {
 
 const failedOnce = new Set();
 
+/** Name of the last function call in a Responses request's input. */
+function lastCallName(body) {
+  const calls = (body.input ?? []).filter((m) => m.type === 'function_call');
+  return calls.at(-1)?.name;
+}
+
 function decide(api, body) {
   const { userText, toolResult, cwd, all } = tailOf(api, body);
   const lastUser = userText.split('\n').slice(-40).join('\n');
@@ -213,6 +219,15 @@ function decide(api, body) {
   // GROW_CONTEXT: the answer reports a prompt of 170,000 more (uncached) tokens than was sent, so
   // the host believes its context is nearly full (Claude Code auto-compacts above ~167k of 200k).
   if (api === 'anthropic-messages' && userText.includes('GROW_CONTEXT') && toolResult === null) return { kind: 'text', text: `ACK(${body.model}): context grown`, padInput: 170000 };
+  // Codex sub-agents (multi_agent_v1): SPAWN → spawn_agent; its result (the new agent's id) →
+  // wait_agent on that id, so the parent turn lasts until the sub-agent has answered.
+  if (api === 'openai-responses' && toolResult !== null && lastCallName(body) === 'spawn_agent') {
+    const id = /"(?:agent_id|id|target)"\s*:\s*"([^"]+)"/.exec(toolResult)?.[1] ?? toolResult.trim();
+    return { kind: 'tool', name: 'wait_agent', namespace: 'multi_agent_v1', args: { targets: [id], timeout_ms: 60000 }, text: 'Waiting for the sub-agent.' };
+  }
+  if (api === 'openai-responses' && toolResult === null && userText.includes('SPAWN')) {
+    return { kind: 'tool', name: 'spawn_agent', namespace: 'multi_agent_v1', args: { message: 'SUBTASK: say hello from the sub-agent.' }, text: 'I will spawn a sub-agent.' };
+  }
   if (toolResult !== null) return { kind: 'text', text: `Tool result received (${toolResult.length} chars). First line: ${toolResult.split('\n')[0].slice(0, 60)}` };
   if (userText.includes('FAIL500') && !failedOnce.has(userText)) {
     failedOnce.add(userText);
@@ -313,7 +328,7 @@ function answerResponses(res, body, d, n) {
   if (d.kind === 'tool') {
     const argsJson = JSON.stringify(d.args);
     const id = `fc_fake_${n}`;
-    const item = { type: 'function_call', id, call_id: `call_fake_${n}`, name: d.name, arguments: '', status: 'in_progress' };
+    const item = { type: 'function_call', id, call_id: `call_fake_${n}`, name: d.name, ...(d.namespace ? { namespace: d.namespace } : {}), arguments: '', status: 'in_progress' };
     const index = output.length;
     send({ type: 'response.output_item.added', output_index: index, item });
     for (const p of pieces(argsJson, 2)) send({ type: 'response.function_call_arguments.delta', item_id: id, output_index: index, delta: p });

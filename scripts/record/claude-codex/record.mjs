@@ -3,8 +3,8 @@
 //
 //   node record.mjs OUTDIR [claude-code] [codex]        (default: both)
 //
-// Writes OUTDIR/claude-code/, OUTDIR/claude-code-autocompact/ and OUTDIR/codex/ (layout in
-// test/fixtures/<host>/README.md):
+// Writes OUTDIR/claude-code/, OUTDIR/claude-code-autocompact/, OUTDIR/codex/ and
+// OUTDIR/codex-agents/ (layout in test/fixtures/<host>/README.md):
 //   the host's own folders as it left them (CLAUDE_CONFIG_DIR projects/…, CODEX_HOME sessions/…),
 //   requests/NNN-<api>.body.json|.meta.json + index.ndjson (every body byte for byte), steps.tsv.
 //
@@ -231,21 +231,15 @@ async function recordClaudeCode() {
 // Codex
 // ---------------------------------------------------------------------------------------------
 
-async function recordCodex() {
-  const lab = new Lab('codex', '/tmp/prefix-lens-codex-lab');
-  await lab.open();
-  writeProject(lab, 'AGENTS.md');
-  const codexHome = path.join(lab.home, '.codex');
+/** Writes the Codex config (reference/claude-code-codex.md §0) for a lab's provider. */
+function codexConfig(lab, codexHome, extra = []) {
   fs.mkdirSync(codexHome, { recursive: true });
-  // reference/claude-code-codex.md §0. One retry after an HTTP error, no stream retries (so the
-  // scripted 500 is one failed attempt and one retry); auto-compaction once the reported context
-  // passes 14000 tokens (the scripted usage crosses it after the switch to gpt-5-codex).
   fs.writeFileSync(
     path.join(codexHome, 'config.toml'),
     [
       'model = "gpt-5"',
       'model_provider = "fake"',
-      'model_auto_compact_token_limit = 14000',
+      ...extra,
       '[model_providers.fake]',
       'name = "fake"',
       `base_url = "http://127.0.0.1:${lab.provider.port}/v1"`,
@@ -256,7 +250,66 @@ async function recordCodex() {
       '',
     ].join('\n'),
   );
-  const env = { PATH: process.env.PATH, HOME: lab.home, CODEX_HOME: codexHome, FAKE_KEY: 'fake-key', TERM: 'dumb', TZ: 'UTC', LANG: 'C.UTF-8', NO_COLOR: '1' };
+}
+
+const codexEnv = (lab, codexHome) => ({ PATH: process.env.PATH, HOME: lab.home, CODEX_HOME: codexHome, FAKE_KEY: 'fake-key', TERM: 'dumb', TZ: 'UTC', LANG: 'C.UTF-8', NO_COLOR: '1' });
+
+/** Copies a Codex lab's sessions folder, bodies and steps into `dest`. */
+function saveCodex(lab, codexHome, dest) {
+  fs.rmSync(dest, { recursive: true, force: true });
+  copyTree(path.join(codexHome, 'sessions'), path.join(dest, 'codex', 'sessions'));
+  copyRequests(lab, path.join(dest, 'requests'));
+  fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
+  log(`[${lab.name}] ${countRequests(lab.requests)} requests recorded into ${dest}`);
+}
+
+/** The conversation id of the one top-level rollout in `codexHome` (not a sub-agent's: session_meta `source` "exec"). */
+function topConversation(codexHome) {
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (/^rollout-.*\.jsonl$/.test(e.name)) found.push(JSON.parse(fs.readFileSync(path.join(d, e.name), 'utf8').split('\n')[0]).payload);
+    }
+  };
+  walk(path.join(codexHome, 'sessions'));
+  const top = found.filter((m) => m.source === 'exec');
+  if (top.length !== 1) throw new Failure(`expected one top-level rollout in ${codexHome}, found ${top.length} (of ${found.length})`);
+  return top[0].id;
+}
+
+/**
+ * Sub-agent and fork: the parent spawns a sub-agent (multi_agent_v1 `spawn_agent`, then
+ * `wait_agent` on it; the sub-agent is a thread with its own rollout), then `codex exec fork`
+ * copies the conversation into a new one and goes on there.
+ */
+async function recordCodexAgents(dest) {
+  const lab = new Lab('codex-agents', '/tmp/prefix-lens-codex-lab');
+  await lab.open();
+  writeProject(lab, 'AGENTS.md');
+  const codexHome = path.join(lab.home, '.codex');
+  codexConfig(lab, codexHome);
+  const env = codexEnv(lab, codexHome);
+  const cx = (...args) => [CODEX, 'exec', '--skip-git-repo-check', ...args];
+  const node = process.execPath;
+  await lab.step(1, 'new session (gpt-5)', node, cx('Hello codex. Say hi.'), env);
+  await lab.step(4, 'sub-agent: spawn_agent, the sub-agent answers, wait_agent, then the answer', node, cx('resume', '--last', 'SPAWN a sub-agent please.'), env);
+  const parent = topConversation(codexHome);
+  await lab.step(1, 'fork of the parent conversation (exec fork <id>)', node, cx('fork', parent, 'Turn in the fork.'), env);
+  await lab.close();
+  saveCodex(lab, codexHome, dest);
+}
+
+async function recordCodex() {
+  const lab = new Lab('codex', '/tmp/prefix-lens-codex-lab');
+  await lab.open();
+  writeProject(lab, 'AGENTS.md');
+  const codexHome = path.join(lab.home, '.codex');
+  // One retry after an HTTP error, no stream retries (so the scripted 500 is one failed attempt
+  // and one retry); auto-compaction once the reported context passes 14000 tokens (the scripted
+  // usage crosses it after the switch to gpt-5-codex).
+  codexConfig(lab, codexHome, ['model_auto_compact_token_limit = 14000']);
+  const env = codexEnv(lab, codexHome);
   const cx = (...args) => [CODEX, 'exec', '--skip-git-repo-check', ...args];
   const node = process.execPath;
   await lab.step(1, 'new session (gpt-5)', node, cx('Hello codex. Say hi.'), env);
@@ -270,13 +323,7 @@ async function recordCodex() {
   await lab.step(2, 'auto-compaction (context over model_auto_compact_token_limit), then the turn', node, cx('resume', '--last', '-m', 'gpt-5-codex', 'Another turn to grow the context.'), env);
   await lab.step(1, 'turn after compaction', node, cx('resume', '--last', '-m', 'gpt-5-codex', 'And another turn.'), env);
   await lab.close();
-
-  const dest = path.join(OUT, 'codex');
-  fs.rmSync(dest, { recursive: true, force: true });
-  copyTree(path.join(codexHome, 'sessions'), path.join(dest, 'codex', 'sessions'));
-  copyRequests(lab, path.join(dest, 'requests'));
-  fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
-  log(`[codex] ${countRequests(lab.requests)} requests recorded into ${dest}`);
+  saveCodex(lab, codexHome, path.join(OUT, 'codex'));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -293,7 +340,10 @@ async function main() {
     await recordClaudeCode();
     await recordClaudeAutoCompact(path.join(OUT, 'claude-code-autocompact'));
   }
-  if (HOSTS.includes('codex')) await recordCodex();
+  if (HOSTS.includes('codex')) {
+    await recordCodex();
+    await recordCodexAgents(path.join(OUT, 'codex-agents'));
+  }
   log(`done: ${HOSTS.join(', ')} (claude-code ${PKG.dependencies['@anthropic-ai/claude-code']}, codex ${PKG.dependencies['@openai/codex']})`);
 }
 

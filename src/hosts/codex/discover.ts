@@ -51,6 +51,7 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
     project: typeof meta.cwd === 'string' ? meta.cwd : null,
     mtimeMs: st.mtimeMs,
     size: st.size,
-    parentId: typeof parent === 'string' ? parent : null,
+    // A sub-agent's parent, or the conversation a fork goes on from.
+    parentId: typeof parent === 'string' ? parent : typeof meta.forked_from_id === 'string' ? meta.forked_from_id : null,
   };
 }

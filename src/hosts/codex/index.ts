@@ -8,8 +8,10 @@
  * key (Codex sends `prompt_cache_key` = conversation id); a sub-agent's parent (session_meta
  * `source.subagent.thread_spawn.parent_thread_id`) becomes `parentId`.
  */
-import { basename } from 'node:path';
-import type { Session } from '../../core/model.js';
+import { readdir } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
+import type { Diagnostic, Session } from '../../core/model.js';
+import { locateCodexRollouts } from './locate.js';
 import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
 import { codexEvents, codexRequests } from './normalize.js';
 import { readCodexFile, type CxRead } from './read.js';
@@ -34,25 +36,60 @@ export function parentOf(read: CxRead): string | undefined {
  */
 export async function readCodexSession(file: string, opts: ReadCodexOptions = {}): Promise<Session[]> {
   const read = await readCodexFile(file);
+  const base = await historyBase(read);
   const s: Session = {
     host: 'codex',
     id: read.meta?.id ?? basename(file, '.jsonl'),
     path: file,
-    requests: codexRequests(read),
-    diagnostics: read.diagnostics,
+    requests: codexRequests(read, base.read),
+    diagnostics: [...read.diagnostics, ...base.diagnostics],
     ignored: read.ignored,
     events: codexEvents(read),
   };
   if (read.meta?.cwd) s.cwd = read.meta.cwd;
   const parent = parentOf(read);
   if (parent) s.parentId = parent;
-  if (read.meta?.forked_from_id) s.title = `fork of ${read.meta.forked_from_id}`;
+  if (read.meta?.forked_from_id) {
+    s.title = `fork of ${read.meta.forked_from_id}`;
+    s.parentId ??= read.meta.forked_from_id;
+  }
   if (!opts.requestsDir) return [s];
-  return withWire([s], opts.requestsDir, unmatchedCodex);
+  return withWire([s], opts.requestsDir, unmatchedCodex(s.id));
 }
 
-/** A body the rollout has no request for: a failed attempt (Codex records nothing for it), or another call. */
-const unmatchedCodex: Unmatched = (b) => {
+/**
+ * The parent rollout of a 0.169 fork (`session_meta.history_base.thread_id`): the rollout whose
+ * name ends in `-<thread id>.jsonl`, looked for in the fork's own sessions tree
+ * (`sessions/YYYY/MM/DD`, `archived_sessions`), read up to `end_ordinal_exclusive` lines.
+ * @returns the base read, or a diagnostic when the parent is not found (the fork is then read alone)
+ */
+async function historyBase(read: CxRead): Promise<{ read?: CxRead; diagnostics: Diagnostic[] }> {
+  const hb = read.meta?.history_base;
+  if (!hb) return { diagnostics: [] };
+  const parent = await findRollout(read.file, hb.thread_id);
+  if (!parent) {
+    return { diagnostics: [{ file: read.file, line: read.metaLine || 1, severity: 'warning', message: `fork of ${hb.thread_id}: its parent rollout (the history it goes on from) was not found beside it; the fork's requests hold only its own items` }] };
+  }
+  const base = await readCodexFile(parent, hb.end_ordinal_exclusive ?? Infinity);
+  return { read: base, diagnostics: base.diagnostics.filter((d) => d.severity === 'error') };
+}
+
+/** A rollout of conversation `id` in the same Codex home as `file` (its sessions/ and archived_sessions/ trees). */
+async function findRollout(file: string, id: string): Promise<string | null> {
+  const parts = file.split(sep);
+  const at = Math.max(parts.lastIndexOf('sessions'), parts.lastIndexOf('archived_sessions'));
+  const home = at > 0 ? parts.slice(0, at).join(sep) : dirname(file);
+  const candidates = at > 0 ? await locateCodexRollouts({ CODEX_HOME: home }, home) : (await readdir(home).catch(() => [] as string[])).map((n) => join(home, n));
+  return candidates.find((f) => basename(f).endsWith(`-${id}.jsonl`) && f !== file) ?? null;
+}
+
+/**
+ * A body the rollout has no request for: a failed attempt (Codex records nothing for it), or
+ * another call. A body sent for another conversation (its `client_metadata.thread_id`: a
+ * sub-agent, a fork, the parent) belongs to that conversation's rollout and is left out.
+ */
+const unmatchedCodex = (id: string): Unmatched => (b) => {
+  if (b.wire?.thread !== undefined && b.wire.thread !== id) return null;
   const status = typeof b.meta?.status === 'number' ? b.meta.status : 200;
   return { kind: 'agent', provider: 'openai', note: status >= 400 ? 'failed attempt: Codex records nothing for it in the rollout' : 'no rollout request for this body' };
 };

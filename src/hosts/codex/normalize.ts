@@ -17,7 +17,8 @@
  * sending), so tools, instructions and the leading developer items form one opaque head whose
  * label changes when the recorded instructions or those items change. A response followed by a
  * `compacted` line is the compaction call (kind `summary`; its compaction prompt is not recorded).
- * Codex sets `prompt_cache_key` to the conversation id (observed in every body): the cache key.
+ * Codex sets `prompt_cache_key` to the session id (observed in every body): the conversation id,
+ * except in a sub-agent, which keeps its parent's session id (session_meta `session_id`).
  */
 import { createHash } from 'node:crypto';
 import { BlockNode } from '../../core/chain.js';
@@ -91,8 +92,13 @@ interface Pending {
   kind: 'agent' | 'summary';
 }
 
-/** Builds the requests of a rollout. */
-export function codexRequests(read: CxRead): LlmRequest[] {
+/**
+ * Builds the requests of a rollout.
+ * @param base a fork's history base (the parent rollout's first lines, `history_base`): its items
+ *   (and compactions, model) are the history the fork starts from; its usage is the parent's and
+ *   is not counted here
+ */
+export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
   const records = read.recs.some((r) => r.type === 'usage');
   const pending: Pending[] = [];
   let items: Array<Record<string, unknown>> = [];
@@ -108,7 +114,16 @@ export function codexRequests(read: CxRead): LlmRequest[] {
     runStart = null;
     afterUsage = true;
   };
-  for (const r of read.recs) {
+  const baseRecs = base?.recs ?? [];
+  for (let i = 0; i < baseRecs.length + read.recs.length; i++) {
+    const inBase = i < baseRecs.length;
+    const r = inBase ? baseRecs[i] : read.recs[i - baseRecs.length];
+    // The parent's responses are the parent's requests: only its history carries over.
+    if (inBase && (r.type === 'usage' || r.type === 'count')) continue;
+    if (i === baseRecs.length) {
+      runStart = null;
+      afterUsage = false;
+    }
     switch (r.type) {
       case 'turn':
         if (r.model) model = r.model;
@@ -151,7 +166,7 @@ export function codexRequests(read: CxRead): LlmRequest[] {
     }
   }
 
-  const instructions = instructionsOf(read);
+  const instructions = instructionsOf(read) || (base ? instructionsOf(base) : '');
   const heads = new Map<string, BlockNode>();
   const nodes = new Map<string, BlockNode>();
   const ids = new Map<Record<string, unknown>, number>();
@@ -192,7 +207,10 @@ export function codexRequests(read: CxRead): LlmRequest[] {
       params: {},
       notes: [HEAD_NOTE],
     };
-    if (read.meta?.id) req.cacheKey = read.meta.id;
+    // The cache key Codex sends: the session id, which a sub-agent shares with its parent
+    // (session_meta `session_id`; 0.169 recordings), else the conversation id.
+    const cacheKey = read.meta?.session_id ?? read.meta?.id;
+    if (cacheKey) req.cacheKey = cacheKey;
     if (p.responseId) req.responseId = p.responseId;
     if (p.kind === 'summary') req.notes!.push('compaction call: its compaction prompt is not recorded in the rollout');
     if (!records) req.notes!.push('usage from token_count events (re-emitted copies dropped)');

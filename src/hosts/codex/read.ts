@@ -30,13 +30,15 @@ export interface CxRead {
 
 /**
  * Reads a rollout file.
+ * @param maxLines read only the first `maxLines` lines (a fork's history base)
  * @returns the records; an unreadable file gives one error diagnostic (never throws)
  */
-export async function readCodexFile(file: string): Promise<CxRead> {
+export async function readCodexFile(file: string, maxLines = Infinity): Promise<CxRead> {
   const out: CxRead = { file, meta: null, metaLine: 0, recs: [], diagnostics: [], ignored: {}, legacy: false };
   const warn = (line: number, message: string) => out.diagnostics.push({ file, line, severity: 'warning', message });
   try {
     for await (const r of readJsonLines(file)) {
+      if (r.line > maxLines) break;
       if ('diagnostic' in r) {
         out.diagnostics.push(r.diagnostic);
         continue;

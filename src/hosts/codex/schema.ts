@@ -27,6 +27,8 @@ export const LineSchema = z.looseObject({
 
 export const SessionMetaSchema = z.looseObject({
   id: z.string(),
+  /** The session the conversation belongs to (0.169): its own id, a sub-agent's parent's id; Codex sends it as `prompt_cache_key`. */
+  session_id: z.string().optional(),
   timestamp: z.string().optional(),
   cwd: z.string().optional(),
   cli_version: z.string().optional(),
@@ -36,6 +38,12 @@ export const SessionMetaSchema = z.looseObject({
   /** The instructions text: `{text}` (0.1xx) or a string; `instructions` in older builds. */
   base_instructions: z.union([z.string(), z.looseObject({ text: z.string() })]).nullish(),
   instructions: z.string().nullish(),
+  /**
+   * 0.169 forks (`history_mode: "paginated"`): the fork does not copy the parent's history, it
+   * names it: the parent rollout's lines before `end_ordinal_exclusive` (1-based line count) are
+   * the history the fork goes on from (observed on the recordings).
+   */
+  history_base: z.looseObject({ thread_id: z.string(), end_ordinal_exclusive: z.number().int().nonnegative().optional(), end_byte_offset: z.number().int().nonnegative().optional() }).nullish(),
 });
 export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 
