@@ -38,7 +38,7 @@
 //     ephemeral_1h_input_tokens, else ephemeral_5m_input_tokens). No expiry (a recording lasts
 //     seconds).
 //   - OpenAI Responses: cached = longest common prefix (characters of tools, instructions and
-//     input) with an earlier request of the same model + prompt_cache_key, in tokens, floored to
+//     input) with an earlier request of the same model + prompt_cache_key + reasoning.effort, in tokens, floored to
 //     a multiple of 128, 0 below 1024. input_tokens includes cached (as OpenAI reports it).
 // --count-as FROM=TO replaces machine-specific strings before counting, so the numbers do not
 // depend on where the recording ran. The saved bytes are untouched.
@@ -155,7 +155,8 @@ function anthropicDiagnostics(body, sim) {
 const openaiHistory = [];
 function simulateResponses(body) {
   const canonical = `${JSON.stringify(body.tools ?? [])}\n${body.instructions ?? ''}\n${JSON.stringify(body.input ?? [])}`;
-  const lineage = `${body.model}\0${body.prompt_cache_key ?? ''}`;
+  // A reasoning-effort change misses the cache (providers.md: reasoning.effort invalidates all).
+  const lineage = `${body.model}\0${body.prompt_cache_key ?? ''}\0${body.reasoning?.effort ?? ''}`;
   let lcp = 0;
   for (const e of openaiHistory) {
     if (e.lineage !== lineage) continue;

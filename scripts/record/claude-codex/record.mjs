@@ -278,6 +278,21 @@ function topConversation(codexHome) {
   return top[0].id;
 }
 
+/** The conversation id of the fork of `parent` in `codexHome` (session_meta `forked_from_id`). */
+function forkOf(codexHome, parent) {
+  const found = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (/^rollout-.*\.jsonl$/.test(e.name)) found.push(JSON.parse(fs.readFileSync(path.join(d, e.name), 'utf8').split('\n')[0]).payload);
+    }
+  };
+  walk(path.join(codexHome, 'sessions'));
+  const forks = found.filter((m) => m.forked_from_id === parent);
+  if (forks.length !== 1) throw new Failure(`expected one fork of ${parent}, found ${forks.length}`);
+  return forks[0].id;
+}
+
 /**
  * Sub-agent and fork: the parent spawns a sub-agent (multi_agent_v1 `spawn_agent`, then
  * `wait_agent` on it; the sub-agent is a thread with its own rollout), then `codex exec fork`
@@ -296,6 +311,8 @@ async function recordCodexAgents(dest) {
   await lab.step(4, 'sub-agent: spawn_agent, the sub-agent answers, wait_agent, then the answer', node, cx('resume', '--last', 'SPAWN a sub-agent please.'), env);
   const parent = topConversation(codexHome);
   await lab.step(1, 'fork of the parent conversation (exec fork <id>)', node, cx('fork', parent, 'Turn in the fork.'), env);
+  // A parameter change: the reasoning effort (turn_context `effort`, the body's reasoning.effort).
+  await lab.step(1, 'the fork resumed with another reasoning effort (-c model_reasoning_effort="high")', node, cx('resume', forkOf(codexHome, parent), '-c', 'model_reasoning_effort="high"', 'Turn with high effort.'), env);
   await lab.close();
   saveCodex(lab, codexHome, dest);
 }

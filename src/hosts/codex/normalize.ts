@@ -28,6 +28,8 @@ import type { CxRead } from './read.js';
 import type { TokenUsage } from './schema.js';
 
 export const HEAD_NOTE = 'head opaque: Codex does not record the tool schemas nor the instructions as sent';
+/** What of the request parameters the rollout gives (checked against every recorded body). */
+export const PARAMS_NOTE = 'params: model and reasoning.effort from turn_context; reasoning.summary, tool_choice, parallel_tool_calls and include are not recorded';
 const OUTPUT_TYPES = new Set(['reasoning', 'function_call', 'custom_tool_call', 'web_search_call', 'local_shell_call', 'image_generation_call', 'tool_search_call']);
 /** Fields Codex keeps in the rollout that the API never sees. */
 const INTERNAL_FIELDS = ['internal_chat_message_metadata_passthrough'];
@@ -86,6 +88,8 @@ interface Pending {
   responseId?: string;
   usage: Usage | null;
   model: string;
+  /** Reasoning effort of the turn (turn_context), null = the model's default (not sent). */
+  effort: string | null;
   items: Array<Record<string, unknown>>;
   /** Input = items[0, end). */
   end: number;
@@ -106,11 +110,12 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
   let runLine = 0;
   let runTime: string | undefined;
   let model = '';
+  let effort: string | null = null;
   let lastTotal: TokenUsage | undefined;
   let afterUsage = false;
   const respond = (line: number, time: string | undefined, usage: Usage | null, responseId?: string) => {
     const end = runStart ?? items.length;
-    pending.push({ line: runStart !== null ? runLine : line, time: runStart !== null ? runTime : time, responseId, usage, model, items, end, kind: 'agent' });
+    pending.push({ line: runStart !== null ? runLine : line, time: runStart !== null ? runTime : time, responseId, usage, model, effort, items, end, kind: 'agent' });
     runStart = null;
     afterUsage = true;
   };
@@ -127,6 +132,7 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
     switch (r.type) {
       case 'turn':
         if (r.model) model = r.model;
+        effort = r.effort ?? null;
         break;
       case 'item': {
         const it = wireItem(r.item);
@@ -204,8 +210,9 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
       evidence: 'reconstructed',
       usage: p.usage,
       tail: node,
-      params: {},
-      notes: [HEAD_NOTE],
+      // turn_context's effort is the body's reasoning.effort (absent at the model's default).
+      params: p.effort !== null ? { 'reasoning.effort': p.effort } : {},
+      notes: [HEAD_NOTE, PARAMS_NOTE],
     };
     // The cache key Codex sends: the session id, which a sub-agent shares with its parent
     // (session_meta `session_id`; 0.169 recordings), else the conversation id.

@@ -12,7 +12,8 @@ import { CompactedSchema, LineSchema, ResponseItemSchema, SessionMetaSchema, Tok
 
 export type CxRec =
   | { line: number; time?: string; type: 'item'; item: Record<string, unknown> }
-  | { line: number; time?: string; type: 'turn'; model?: string }
+  /** turn_context: the model and the reasoning effort (`effort`, else the collaboration mode's `reasoning_effort`; null = the model's default). */
+  | { line: number; time?: string; type: 'turn'; model?: string; effort?: string | null }
   | { line: number; time?: string; type: 'usage'; responseId?: string; usage: TokenUsage }
   | { line: number; time?: string; type: 'count'; total?: TokenUsage; last?: TokenUsage }
   | { line: number; time?: string; type: 'compacted'; history: Array<Record<string, unknown>> };
@@ -91,7 +92,10 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
         case 'turn_context': {
           const t = TurnContextSchema.safeParse(p);
           if (!t.success) bad(t);
-          else out.recs.push({ line: r.line, time, type: 'turn', model: t.data.model });
+          else {
+            const effort = t.data.effort ?? t.data.collaboration_mode?.settings?.reasoning_effort;
+            out.recs.push({ line: r.line, time, type: 'turn', model: t.data.model, effort: typeof effort === 'string' ? effort : null });
+          }
           break;
         }
         case 'token_usage_record': {

@@ -50,7 +50,18 @@ export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 /** A Responses API input item as recorded (`response_item` payload). */
 export const ResponseItemSchema = z.looseObject({ type: z.string(), role: z.string().optional() });
 
-export const TurnContextSchema = z.looseObject({ model: z.string().optional(), cwd: z.string().optional(), effort: z.unknown().optional() });
+/**
+ * turn_context (per turn): the model, and the reasoning effort when not the model's default
+ * (`effort`; 0.169 also `collaboration_mode.settings.reasoning_effort`). Observed on the 0.169
+ * recordings: `-c model_reasoning_effort="high"` gives `effort: "high"` and the body's
+ * `reasoning.effort: "high"`; the default gives neither.
+ */
+export const TurnContextSchema = z.looseObject({
+  model: z.string().optional(),
+  cwd: z.string().optional(),
+  effort: z.unknown().optional(),
+  collaboration_mode: z.looseObject({ settings: z.looseObject({ reasoning_effort: z.unknown().optional() }).optional() }).nullish(),
+});
 
 export const TokenUsageRecordSchema = z.looseObject({ response_id: z.string().optional(), usage: TokenUsageSchema });
 

@@ -66,14 +66,14 @@ for (const sc of scenarios()) {
       metas = bodies.map((b) => JSON.parse(readFileSync(join(sc.dir, 'requests', b.replace('.body.json', '.meta.json')), 'utf8')) as Meta);
     });
 
-    it('reads three conversations: the parent (4 requests), its sub-agent (1) and a fork (1), each linked to the parent', () => {
+    it('reads three conversations: the parent (4 requests), its sub-agent (1) and a fork (2), each linked to the parent', () => {
       for (const s of [parent, agent, fork]) assert.deepEqual(s.diagnostics, [], s.path);
-      assert.deepEqual([parent, agent, fork].map((s) => s.requests.length), [4, 1, 1]);
+      assert.deepEqual([parent, agent, fork].map((s) => s.requests.length), [4, 1, 2]);
       assert.equal(parent.parentId, undefined);
       assert.equal(agent.parentId, parent.id);
       assert.equal(fork.parentId, parent.id);
       assert.equal(fork.title, `fork of ${parent.id}`);
-      assert.deepEqual(metas.map((m) => m.decision.name ?? m.decision.kind), ['text', 'spawn_agent', 'wait_agent', 'text', 'text', 'text']);
+      assert.deepEqual(metas.map((m) => m.decision.name ?? m.decision.kind), ['text', 'spawn_agent', 'wait_agent', 'text', 'text', 'text', 'text']);
     });
 
     it("cache keys as every body sends them: the fork its own, the sub-agent its parent's (own thread, shared key)", () => {
@@ -84,7 +84,7 @@ for (const sc of scenarios()) {
       // With the bodies, each session takes exactly its own (client_metadata.thread_id).
       assert.deepEqual(wire.parent.requests.map(bodyName), [bodies[0], bodies[1], bodies[2], bodies[4]]);
       assert.deepEqual(wire.agent.requests.map(bodyName), [bodies[3]]);
-      assert.deepEqual(wire.fork.requests.map(bodyName), [bodies[5]]);
+      assert.deepEqual(wire.fork.requests.map(bodyName), [bodies[5], bodies[6]]);
       for (const [k, s] of Object.entries(wire)) {
         for (const r of s.requests) {
           const body = JSON.parse(readFileSync(join(sc.dir, 'requests', bodyName(r)), 'utf8')) as { prompt_cache_key: string; client_metadata: { thread_id: string } };
@@ -108,15 +108,40 @@ for (const sc of scenarios()) {
       assert.equal(msgBlocks(fork, 0).length, msgBlocks(parent, 3).length + 2);
     });
 
-    it('judges each lineage on its own: the sub-agent and the fork start cold under their new key, no break anywhere', () => {
+    it('judges each lineage on its own: the sub-agent and the fork start cold, the fork breaks at the effort change', () => {
       const verdicts = (s: Session) => analyzeSession(s).requests.map((r) => r.verdict);
-      assert.deepEqual(verdicts(parent), ['cold', 'hit', 'hit', 'hit']);
-      assert.deepEqual(verdicts(agent), ['cold']);
-      assert.deepEqual(verdicts(fork), ['cold']);
-      for (const s of Object.values(wire)) assert.deepEqual(analyzeSession(s).requests.filter((r) => r.break).length, 0);
-      assert.deepEqual(verdicts(wire.parent), ['cold', 'hit', 'hit', 'hit']);
+      for (const k of ['parent', 'agent', 'fork'] as const) {
+        const s = { parent, agent, fork }[k];
+        assert.deepEqual(verdicts(s), { parent: ['cold', 'hit', 'hit', 'hit'], agent: ['cold'], fork: ['cold', 'break'] }[k], k);
+        assert.deepEqual(verdicts(wire[k]), verdicts(s), `${k} wire`);
+      }
       // The provider's cache is keyed by prompt_cache_key too: the fork reads nothing of the parent's prefix.
       assert.equal(fork.requests[0].usage!.cacheRead, 0);
+      // The break is the parameter, in both modes: reasoning.effort (none) → high, the prefix bytes unchanged.
+      for (const s of [fork, wire.fork]) {
+        const r = analyzeSession(s).requests[1];
+        assert.equal(r.break?.segment, 'params', s.path);
+        assert.equal(r.break?.path, 'reasoning.effort');
+        assert.deepEqual(r.causes.map((c) => [c.kind, c.detail]), [['params-changed', 'reasoning.effort: (none) → high (invalidates the whole prefix)']]);
+        assert.equal(r.request.usage!.cacheRead, 0);
+      }
+      assert.equal(analyzeSession(fork).requests[1].lostTokens, analyzeSession(wire.fork).requests[1].lostTokens);
+    });
+
+    it("rebuilds the parameters turn_context carries: every request's reasoning.effort as its body sends it", () => {
+      let n = 0;
+      for (const s of [parent, agent, fork]) {
+        for (const r of s.requests) {
+          const w = Object.values(wire).flatMap((x) => x.requests).find((x) => x.responseId === r.responseId)!;
+          const body = JSON.parse(readFileSync(join(sc.dir, 'requests', bodyName(w)), 'utf8')) as { model: string; reasoning?: { effort?: string } };
+          assert.equal(r.model, body.model);
+          assert.equal(r.params['reasoning.effort'], body.reasoning?.effort, `${s.id} #${r.index}`);
+          assert.equal(r.params['reasoning.effort'], w.params['reasoning.effort']);
+          n++;
+        }
+      }
+      assert.equal(n, 7);
+      assert.deepEqual(fork.requests.map((r) => r.params), [{}, { 'reasoning.effort': 'high' }]);
     });
 
     it("usage oracle: per request and in total, usage equals the provider's, the fork's history not counted again", () => {
