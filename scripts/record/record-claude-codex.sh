@@ -2,7 +2,7 @@
 # Records the Claude Code and Codex fixtures: the real @anthropic-ai/claude-code and @openai/codex
 # (pinned in scripts/record/claude-codex/package.json, own lockfile, not dependencies of the
 # extension) against the scripted provider scripts/record/claude-codex/fake-provider.mjs on
-# 127.0.0.1.   Usage: scripts/record/record-claude-codex.sh OUTDIR [claude-code] [codex]
+# 127.0.0.1.   Usage: [CAPTURE=1] scripts/record/record-claude-codex.sh OUTDIR [claude-code] [codex]
 # Writes OUTDIR/claude-code and OUTDIR/codex (see test/fixtures/<host>/README.md). Unattended (no
 # stdin); exits non-zero with a message on failure. Needs node >= 20 and the npm registry.
 set -euo pipefail
@@ -17,5 +17,9 @@ if [ "$(have @anthropic-ai/claude-code)" != "$(want @anthropic-ai/claude-code)" 
   # record.mjs runs the platform binary (@anthropic-ai/claude-code-linux-x64/claude) directly.
   echo "record-claude-codex: installing the pinned hosts (npm ci in $HERE)"
   (cd "$HERE" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || { echo "record-claude-codex: npm ci failed" >&2; exit 1; }
+fi
+# CAPTURE=1 (the capture proxy between host and provider, see record.mjs) needs the built CLI.
+if [ "${CAPTURE:-}" = 1 ] && [ ! -f "$HERE/../../../dist/cli.js" ]; then
+  (cd "$HERE/../../.." && node scripts/build.mjs >/dev/null) || { echo "record-claude-codex: build failed" >&2; exit 1; }
 fi
 exec node "$HERE/record.mjs" "$@" < /dev/null

@@ -15,6 +15,10 @@
 // Each step is one host process (`claude -p …`, `codex exec …`); the number of model requests each
 // step makes is checked, so a host that changed behaviour fails the recording instead of silently
 // recording something else.
+// CAPTURE=1: the capture proxy (`prefix-lens capture`, the repository's dist/cli.js) sits between
+// the host and the provider; it saves what it forwarded into OUTDIR/<host>/captures/ (its own
+// layout) and the recording fails unless that is exactly the bytes the provider received.
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +29,8 @@ const PKG = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8'))
 const CLAUDE = path.join(HERE, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
 const CODEX = path.join(HERE, 'node_modules', '@openai', 'codex', 'bin', 'codex.js');
 const STEP_TIMEOUT_MS = 120_000;
+const CAPTURE = process.env.CAPTURE === '1';
+const CLI = path.join(HERE, '..', '..', '..', 'dist', 'cli.js');
 const T0 = Date.now();
 
 const OUT = process.argv[2] ? path.resolve(process.argv[2]) : null;
@@ -95,6 +101,21 @@ class Lab {
     for (const d of [this.project, this.home, this.requests]) fs.mkdirSync(d, { recursive: true });
     this.provider = await startProvider(this.requests, path.join(this.root, 'provider.log'), this.providerArgs);
     log(`[${this.name}] fake provider on 127.0.0.1:${this.provider.port}`);
+    /** The port the host is pointed at: the provider's, or the capture proxy's in front of it. */
+    this.port = this.provider.port;
+    if (CAPTURE) {
+      this.captures = path.join(this.root, 'captures');
+      const child = spawn(process.execPath, [CLI, 'capture', '--port', '0', '--upstream', `http://127.0.0.1:${this.provider.port}`, '--out', this.captures, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.stderr.on('data', (d) => (text += d));
+      for (let i = 0; i < 200 && !/listening on http:\/\/127\.0\.0\.1:\d+/.test(text); i++) await sleep(50);
+      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+      if (!m) throw new Failure(`the capture proxy did not start:\n${text}`);
+      this.port = Number(m[1]);
+      this.proxy = { child, output: () => text };
+      log(`[${this.name}] capture proxy on 127.0.0.1:${this.port}`);
+    }
   }
   /** Runs one host process; fails unless it made `expected` model requests (a number or [min, max]). */
   async step(expected, desc, cmd, args, env, pre) {
@@ -114,6 +135,18 @@ class Lab {
   }
   async close() {
     await this.provider.stop();
+    if (this.proxy) {
+      await new Promise((resolve) => {
+        this.proxy.child.on('close', resolve);
+        this.proxy.child.kill('SIGTERM');
+      });
+      if (/warning/.test(this.proxy.output())) throw new Failure(`[${this.name}] the capture proxy reported problems:\n${this.proxy.output()}`);
+      const shas = (dir, files) => files.map((f) => createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex')).sort();
+      const got = shas(this.captures, fs.readdirSync(this.captures).flatMap((d) => fs.readdirSync(path.join(this.captures, d)).filter((f) => f.endsWith('.body.json')).map((f) => path.join(d, f))));
+      const want = shas(this.requests, fs.readdirSync(this.requests).filter((f) => f.endsWith('.body.json')));
+      if (got.length !== want.length || got.some((h, i) => h !== want[i])) throw new Failure(`[${this.name}] the capture proxy saved ${got.length} bodies, not byte-identical to the ${want.length} the provider received`);
+      log(`[${this.name}] the capture proxy saved all ${got.length} bodies byte for byte`);
+    }
     this.steps.push(`end\t${countRequests(this.requests)}\t-\t-`);
     const unrouted = path.join(this.requests, 'unrouted.log');
     if (fs.existsSync(unrouted)) log(`[${this.name}] requests the provider did not serve:\n${fs.readFileSync(unrouted, 'utf8')}`);
@@ -132,6 +165,19 @@ function copyRequests(lab, dest) {
     const body = f.endsWith('.body.json') ? data.toString('utf8') : '';
     if (body.includes(String(lab.provider.port)) && body.includes(`127.0.0.1:${lab.provider.port}`)) throw new Failure(`${f}: the body names the provider port`);
     fs.writeFileSync(path.join(dest, f), data);
+  }
+}
+
+/** Copies the capture proxy's folders (CAPTURE=1), the proxy's and provider's ports replaced in the metas. */
+function copyCaptures(lab, dest) {
+  if (!lab.captures) return;
+  for (const d of fs.readdirSync(lab.captures)) {
+    fs.mkdirSync(path.join(dest, d), { recursive: true });
+    for (const f of fs.readdirSync(path.join(lab.captures, d))) {
+      let data = fs.readFileSync(path.join(lab.captures, d, f));
+      if (f.endsWith('.meta.json')) data = Buffer.from(data.toString('utf8').split(`127.0.0.1:${lab.port}`).join('127.0.0.1:<port>').split(`127.0.0.1:${lab.provider.port}`).join('127.0.0.1:<port>'));
+      fs.writeFileSync(path.join(dest, d, f), data);
+    }
   }
 }
 
@@ -157,7 +203,7 @@ function claudeEnv(lab, configDir, extra = {}) {
     TZ: 'UTC',
     LANG: 'C.UTF-8',
     CLAUDE_CONFIG_DIR: configDir,
-    ANTHROPIC_BASE_URL: `http://127.0.0.1:${lab.provider.port}`,
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${lab.port}`,
     ANTHROPIC_API_KEY: 'sk-ant-fake-key',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
@@ -172,6 +218,7 @@ function saveClaude(lab, configDir, dest) {
   fs.rmSync(dest, { recursive: true, force: true });
   copyTree(path.join(configDir, 'projects'), path.join(dest, 'claude', 'projects'));
   copyRequests(lab, path.join(dest, 'requests'));
+  copyCaptures(lab, path.join(dest, 'captures'));
   fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
   log(`[${lab.name}] ${countRequests(lab.requests)} requests recorded into ${dest}`);
 }
@@ -242,7 +289,7 @@ function codexConfig(lab, codexHome, extra = []) {
       ...extra,
       '[model_providers.fake]',
       'name = "fake"',
-      `base_url = "http://127.0.0.1:${lab.provider.port}/v1"`,
+      `base_url = "http://127.0.0.1:${lab.port}/v1"`,
       'env_key = "FAKE_KEY"',
       'wire_api = "responses"',
       'request_max_retries = 2',
@@ -259,6 +306,7 @@ function saveCodex(lab, codexHome, dest) {
   fs.rmSync(dest, { recursive: true, force: true });
   copyTree(path.join(codexHome, 'sessions'), path.join(dest, 'codex', 'sessions'));
   copyRequests(lab, path.join(dest, 'requests'));
+  copyCaptures(lab, path.join(dest, 'captures'));
   fs.writeFileSync(path.join(dest, 'steps.tsv'), lab.steps.join('\n') + '\n');
   log(`[${lab.name}] ${countRequests(lab.requests)} requests recorded into ${dest}`);
 }
@@ -352,6 +400,7 @@ async function main() {
   ]) {
     if (!fs.existsSync(file)) throw new Failure(`${pkg} is not installed in ${HERE} (run record-claude-codex.sh, which installs it)`);
   }
+  if (CAPTURE && !fs.existsSync(CLI)) throw new Failure(`CAPTURE=1 needs ${CLI} (npm run build)`);
   fs.mkdirSync(OUT, { recursive: true });
   if (HOSTS.includes('claude-code')) {
     await recordClaudeCode();

@@ -1,0 +1,67 @@
+/**
+ * Ground truth for the capture join on the real Claude Code and Codex, recorded through
+ * `prefix-lens capture` in front of the scripted provider (CAPTURE=1 scripts/record/record-claude-codex.sh;
+ * CI records them fresh and PREFIX_LENS_FRESH_CAPTURE names the folder; not committed: the
+ * committed Pi recording covers the same code, test/unit/groundtruth/pi-capture.test.ts):
+ * the bodies the proxy saved are the bytes the provider received, and `analyze` without
+ * `--requests` finds them (by the session header both hosts send) and gives the same wire analysis
+ * as `--requests` on the provider's recording.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../../src/cli/main.js';
+import type { Report, RequestReport } from '../../../src/report/json.js';
+
+const root = process.env.PREFIX_LENS_FRESH_CAPTURE;
+const hosts = root ? (['claude-code', 'codex'] as const).filter((h) => existsSync(join(root, h, 'captures'))) : [];
+
+function jsonl(dir: string): string {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory() && e.name !== 'subagents') walk(join(d, e.name));
+      else if (e.name.endsWith('.jsonl')) found.push(join(d, e.name));
+    }
+  };
+  walk(dir);
+  assert.equal(found.length, 1, found.join(' '));
+  return found[0];
+}
+
+async function analyzeJson(args: string[]): Promise<Report> {
+  const out: string[] = [];
+  const err: string[] = [];
+  assert.equal(await main(['analyze', '--json', '--no-cache', ...args], (s) => out.push(s), (s) => err.push(s)), 0, err.join('\n'));
+  return JSON.parse(out.join('\n')) as Report;
+}
+
+const essence = (r: RequestReport) => [r.index, r.kind, r.model, r.evidence, r.verdict, r.prefixHash, r.segments, r.usage, r.break && [r.break.segment, r.break.path, r.break.byteOffset], r.causes.map((c) => c.kind)];
+
+for (const host of hosts) {
+  describe(`${host} through the capture proxy (fresh recording)`, () => {
+    const dir = join(root!, host);
+    const caps = join(dir, 'captures');
+    const reqs = join(dir, 'requests');
+    const transcript = () => jsonl(join(dir, host === 'codex' ? 'codex/sessions' : 'claude/projects'));
+
+    it('the proxy saved every body the provider received, byte for byte, in the session header’s folder', () => {
+      const provider = readdirSync(reqs).filter((f) => f.endsWith('.body.json')).map((f) => readFileSync(join(reqs, f)).toString('base64')).sort();
+      const folders = readdirSync(caps);
+      assert.deepEqual(folders.map((f) => /^session-/.test(f)), folders.map(() => true), folders.join(' '));
+      const saved = folders.flatMap((d) => readdirSync(join(caps, d)).filter((f) => f.endsWith('.body.json')).map((f) => readFileSync(join(caps, d, f)).toString('base64'))).sort();
+      assert.deepEqual(saved, provider);
+    });
+
+    it('analyze finds the bodies by itself: the same wire analysis as --requests', async () => {
+      const auto = await analyzeJson(['--captures', caps, transcript()]);
+      const given = await analyzeJson(['--requests', reqs, transcript()]);
+      assert.equal(auto.sessions.length, given.sessions.length);
+      for (const [i, s] of auto.sessions.entries()) {
+        assert.notEqual(s.evidence, 'reconstructed', s.id);
+        assert.deepEqual(s.requests.map(essence), given.sessions[i].requests.map(essence), s.id);
+      }
+      assert.match(auto.sessions[0].diagnostics.find((d) => d.severity === 'info')!.message, /^capture proxy: \d+ captured request bod(y|ies) joined/);
+    });
+  });
+}
