@@ -104,7 +104,7 @@ async function contentCheck(path: string, size: number): Promise<{ head: string;
 
 /** The identity of a ref as it is on disk now; null when the file cannot be checked (then never cached). */
 export async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identity | null> {
-  const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(process.env)) : null;
+  const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(process.env), ref.parentId) : null;
   const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules: rulesHash(rules), key: ref.key, host: ref.host, captures };
   if (ref.stamp !== undefined) {
     return { ...base, size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };

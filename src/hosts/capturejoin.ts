@@ -6,7 +6,8 @@
  *
  * Looked at: the folder `session-<id>` of each session id, and the day folders (`YYYY-MM-DD`,
  * UTC) that the session's request times touch. A body is the session's when
- *  1. its meta's `sessionId` is one of the session ids (the host sent its session header), or
+ *  1. it is in the folder of one of the session ids or of a parent session's id, or its meta's
+ *     `sessionId` is one of the session ids (the host sent its session header), or
  *  2. its meta's `responseId` is the response id of one of the session's requests, or
  *  3. it was sent within the session's time window (first request − 15 min … last + 5 min), on a
  *     model the session used, and its first message is byte-identical to the first message of one
@@ -113,6 +114,7 @@ function daysBetween(fromMs: number, toMs: number): string[] {
 export async function capturedBodiesFor(sessions: Session[], roots: string[]): Promise<string[]> {
   const requests = sessions.flatMap((s) => s.requests);
   const ids = new Set(sessions.map((s) => s.id).filter(Boolean));
+  const parents = sessions.map((s) => s.parentId).filter((x): x is string => !!x);
   const responseIds = new Set(requests.map((r) => r.responseId).filter((x): x is string => !!x));
   const models = new Set(requests.map((r) => r.model));
   let lo = Infinity;
@@ -130,8 +132,9 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
 
   const taken: Entry[] = [];
   for (const root of roots) {
-    // 1: the session's own folders.
-    for (const id of ids) for (const e of await folderEntries(join(root, folderName(id, 0)))) taken.push(e);
+    // 1: the session's own folders, and its parent's (a Codex sub-agent sends its parent's session
+    // id; the host's matcher then keeps only the bodies of its own conversation).
+    for (const id of new Set([...ids, ...parents])) for (const e of await folderEntries(join(root, folderName(id, 0)))) taken.push(e);
     if (from === null || to === null) continue;
     for (const day of daysBetween(from, to)) {
       const entries = await folderEntries(join(root, day));
@@ -165,14 +168,14 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
 }
 
 /**
- * What the join looked at for a ref, as a cache stamp: the mtimes of the ref's session folder and
+ * What the join looked at for a ref, as a cache stamp: the mtimes of the ref's (and its parent's) session folder and
  * of the day folders of its last modification and the day before (a body saved after the
  * transcript's last write changes them), per root. Null when no root exists.
  */
-export async function captureStamp(id: string, mtimeMs: number, roots: string[]): Promise<string | null> {
+export async function captureStamp(id: string, mtimeMs: number, roots: string[], parentId: string | null = null): Promise<string | null> {
   const parts: string[] = [];
   for (const root of roots) {
-    const names = [folderName(id, 0), folderName(null, mtimeMs - 86_400_000), folderName(null, mtimeMs)];
+    const names = [folderName(id, 0), ...(parentId ? [folderName(parentId, 0)] : []), folderName(null, mtimeMs - 86_400_000), folderName(null, mtimeMs)];
     for (const n of names) {
       const st = await stat(join(root, n)).catch(() => null);
       if (st) parts.push(`${root}/${n}:${st.mtimeMs}`);

@@ -14,9 +14,11 @@ import { main } from '../../../src/cli/main.js';
 import type { Report, RequestReport } from '../../../src/report/json.js';
 
 const root = process.env.PREFIX_LENS_FRESH_CAPTURE;
-const hosts = root ? (['claude-code', 'codex'] as const).filter((h) => existsSync(join(root, h, 'captures'))) : [];
+/** Every scenario the recorder wrote with captures (claude-code, claude-code-autocompact, codex, codex-agents). */
+const hosts = root ? readdirSync(root).filter((h) => existsSync(join(root, h, 'captures'))).sort() : [];
 
-function jsonl(dir: string): string {
+/** The transcripts of a scenario (Claude Code sub-agents are read with their main session). */
+function transcripts(dir: string): string[] {
   const found: string[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -25,8 +27,7 @@ function jsonl(dir: string): string {
     }
   };
   walk(dir);
-  assert.equal(found.length, 1, found.join(' '));
-  return found[0];
+  return found.sort();
 }
 
 async function analyzeJson(args: string[]): Promise<Report> {
@@ -43,7 +44,7 @@ for (const host of hosts) {
     const dir = join(root!, host);
     const caps = join(dir, 'captures');
     const reqs = join(dir, 'requests');
-    const transcript = () => jsonl(join(dir, host === 'codex' ? 'codex/sessions' : 'claude/projects'));
+    const files = () => transcripts(join(dir, host.startsWith('codex') ? 'codex/sessions' : 'claude/projects'));
 
     it('the proxy saved every body the provider received, byte for byte, in the session header’s folder', () => {
       const provider = readdirSync(reqs).filter((f) => f.endsWith('.body.json')).map((f) => readFileSync(join(reqs, f)).toString('base64')).sort();
@@ -53,15 +54,18 @@ for (const host of hosts) {
       assert.deepEqual(saved, provider);
     });
 
-    it('analyze finds the bodies by itself: the same wire analysis as --requests', async () => {
-      const auto = await analyzeJson(['--captures', caps, transcript()]);
-      const given = await analyzeJson(['--requests', reqs, transcript()]);
-      assert.equal(auto.sessions.length, given.sessions.length);
-      for (const [i, s] of auto.sessions.entries()) {
-        assert.notEqual(s.evidence, 'reconstructed', s.id);
-        assert.deepEqual(s.requests.map(essence), given.sessions[i].requests.map(essence), s.id);
+    it('analyze finds the bodies by itself (sub-agents and forks too): the same wire analysis as --requests', async () => {
+      assert.ok(files().length >= 1);
+      for (const file of files()) {
+        const auto = await analyzeJson(['--captures', caps, file]);
+        const given = await analyzeJson(['--requests', reqs, file]);
+        assert.equal(auto.sessions.length, given.sessions.length, file);
+        for (const [i, s] of auto.sessions.entries()) {
+          assert.notEqual(s.evidence, 'reconstructed', `${file} ${s.id}`);
+          assert.deepEqual(s.requests.map(essence), given.sessions[i].requests.map(essence), `${file} ${s.id}`);
+        }
+        assert.match(auto.sessions[0].diagnostics.find((d) => d.severity === 'info')!.message, /^capture proxy: \d+ captured request bod(y|ies) joined/);
       }
-      assert.match(auto.sessions[0].diagnostics.find((d) => d.severity === 'info')!.message, /^capture proxy: \d+ captured request bod(y|ies) joined/);
     });
   });
 }
