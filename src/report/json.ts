@@ -357,6 +357,14 @@ function addSystemShapes(a: SessionAnalysis, out: SessionReport, rules: Provider
       savedUSD: p.collapsed.costUSD !== null && p.midConversation.costUSD !== null ? p.collapsed.costUSD - p.midConversation.costUSD : null,
     };
     deltas += p.deltas.length;
+    // The break's system-changed cause also says what the transcript shows caused the section's delta.
+    const name = r.break?.segment === 'system' ? r.break.section?.name : undefined;
+    const cause = name ? p.deltas.find((d) => d.cause && d.sections.some((x) => x.name === name))?.cause : undefined;
+    const changed = r.causes.find((c) => c.kind === 'system-changed');
+    if (cause && changed) {
+      r.causes = r.causes.map((c) => (c === changed ? { ...c, detail: `${c.detail} (${cause.kind}: ${cause.detail})` } : c));
+      r.reason = verdictReason(r);
+    }
     for (const k of ['collapsed', 'midConversation'] as const) {
       sum[k].rebilledTokens += p[k].rebilledTokens;
       if (p[k].costUSD !== null) sum[k].costUSD = (sum[k].costUSD ?? 0) + p[k].costUSD!;

@@ -23,7 +23,10 @@ describe('PI-Desktop system deltas, collapsed vs mid-conversation', () => {
         [9, 'messages', 0, 'messages[1].content[0].text', 973, null, null],
       ],
     );
-    assert.equal(report.requests[1].causes[0].detail, 'block 0, line 8: First skill; section `resumable` added');
+    // The cause names the section and, where the transcript shows it, what caused the delta.
+    assert.equal(report.requests[1].causes[0].detail, 'block 0, line 8: First skill; section `resumable` added (delegation-settled: delegation explorer / del-1: explore the parser settled (Task at line 5))');
+    assert.equal(report.requests[2].causes[0].detail, 'block 0, line 10: PDF skill: extract text with pdftotext before reading pages.; section `skill:pdf` added (skill-activation: Skill pdf at line 11 activated skill:pdf)');
+    assert.match(report.requests[1].reason, /section `resumable` added \(delegation-settled: /);
     assert.equal(report.requests[4].causes[0].detail, 'block 0, line 8: Second skill; section `skills` edited');
     assert.deepEqual(report.requests[4].break!.section, { name: 'skills', via: 'named', within: [], change: 'edited', whole: true, removedBytes: 5, addedBytes: 6 });
   });
