@@ -9,7 +9,7 @@
 // them once into a cache folder. A suite that cannot run at all counts as one failure.
 //   node scripts/test.mjs [--only=unit,vscode,restricted,e2e,installed] [mocha args for the unit suite…]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,7 +113,7 @@ process.exit(failed || !results.length ? 1 : 0);
 
 /**
  * A fixture HOME holding the recorded sessions where the hosts keep them (Pi's agent dir, OpenCode's
- * data dir), a trusted workspace, and an untrusted one whose workspace settings try to add a folder.
+ * data dir, ~/.claude, ~/.codex, ~/.pi-desktop), a trusted workspace, and an untrusted one whose workspace settings try to add a folder.
  */
 function prepareFixtures(name) {
   const root = join(scratch, name);
@@ -129,6 +129,10 @@ function prepareFixtures(name) {
   }
   mkdirSync(join(home, '.local/share/opencode'), { recursive: true });
   copyFileSync(join(repo, 'test/fixtures/opencode/opencode.db'), join(home, '.local/share/opencode/opencode.db'));
+  // Claude Code (~/.claude), Codex (~/.codex) and PI-Desktop (~/.pi-desktop) where each keeps its data.
+  cpSync(join(repo, 'test/fixtures/claude-code/claude'), join(home, '.claude'), { recursive: true });
+  cpSync(join(repo, 'test/fixtures/codex/codex'), join(home, '.codex'), { recursive: true });
+  cpSync(join(repo, 'test/fixtures/pi-desktop/home'), join(home, '.pi-desktop'), { recursive: true });
   const workspace = join(root, 'workspace');
   mkdirSync(workspace, { recursive: true });
   writeFileSync(join(workspace, 'README.md'), '# Prefix Lens test workspace\n');

@@ -67,7 +67,7 @@ export async function startCodeServer(o) {
   const bin = join(o.envDir, 'cs', 'node_modules', '.bin', 'code-server');
   const env = { ...process.env, ...o.env, HOME: o.home, XDG_CONFIG_HOME: join(state, 'xdg'), EXTENSIONS_GALLERY: '{}', PATH: `${join(n24, 'bin')}:${process.env.PATH}` };
   // The fixture home decides where hosts are found: no inherited overrides.
-  for (const k of ['XDG_DATA_HOME', 'XDG_CACHE_HOME', 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'OPENCODE_DB', 'PHUX_CONTEXT_AWARENESS', 'VSCODE_IPC_HOOK_CLI']) {
+  for (const k of ['XDG_DATA_HOME', 'XDG_CACHE_HOME', 'PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR', 'OPENCODE_DB', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'PI_DESKTOP_DATA_DIR', 'PHUX_CONTEXT_AWARENESS', 'VSCODE_IPC_HOOK_CLI']) {
     if (!o.env || !(k in o.env)) delete env[k];
   }
   const args = ['--config', join(state, 'config.yaml'), '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override',

@@ -1,4 +1,6 @@
 /** Short text forms for tree items, hovers and diagnostics (view-side formatting only). */
+import type { SessionRef } from '../hosts/registry.js';
+import { displayText } from '../sanitize.js';
 
 /** `1234` → `1,234`. */
 export const tokens = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -24,3 +26,11 @@ export function ago(ms: number, now = Date.now()): string {
 
 /** `3 req`, `1 break`/`3 breaks`. */
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * A session's name in the Sessions view and the session picker: its title, else its first prompt
+ * on one line (as the hosts' own pickers show; Claude Code and Codex record no title), else its id.
+ */
+export function sessionName(ref: SessionRef): string {
+  return ref.title ?? (ref.firstPrompt ? displayText(ref.firstPrompt, 80) : ref.id);
+}

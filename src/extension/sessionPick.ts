@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
-import { ago, percent } from './format.js';
+import { ago, percent, sessionName } from './format.js';
 import type { SessionsView } from './sessionsView.js';
 
 interface Item extends vscode.QuickPickItem {
@@ -26,7 +26,7 @@ export async function pickSession(view: SessionsView, title: string): Promise<Se
     const hit = s ? (s.hitRate === null ? 'no usage' : `${percent(s.hitRate)} hit`) : '';
     return {
       ref,
-      label: s?.title ?? ref.title ?? ref.id,
+      label: s?.title ?? sessionName(ref),
       description: [ref.project ?? '', ago(ref.mtimeMs)].filter(Boolean).join(' · '),
       detail: [ref.host === 'opencode' ? `${basename(ref.path)} · ${ref.id}` : basename(ref.path), s ? `${s.requests} req · ${s.breaks} breaks · ${hit}` : ''].filter(Boolean).join(' · '),
     };

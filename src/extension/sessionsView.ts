@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { AnalysisWorker } from './analysisWorker.js';
 import { CancelledError } from './analysisWorker.js';
-import { ago, percent, plural, tokens, usd } from './format.js';
+import { ago, percent, plural, sessionName, tokens, usd } from './format.js';
 import type { Log } from './log.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
@@ -160,7 +160,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     const s = this.summaries.get(ref.key);
     if (!s) this.analyze(ref);
     const summary = s?.state === 'done' ? s.summary : undefined;
-    const label = summary?.title ?? ref.title ?? ref.id;
+    const label = summary?.title ?? sessionName(ref);
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = ref.key;
     item.contextValue = ref.host === 'opencode' ? 'session.row' : 'session.file';
@@ -258,7 +258,7 @@ function iconFor(t: SessionSummary): vscode.ThemeIcon {
 function tooltip(ref: SessionRef, t: SessionSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.supportHtml = false;
-  md.appendText(`${t.title ?? ref.id}\n\n`);
+  md.appendText(`${t.title ?? sessionName(ref)}\n\n${ref.id}\n\n`);
   md.appendMarkdown(`**${t.requests}** requests · **${t.breaks}** breaks · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**\n\n`);
   md.appendMarkdown(`| | tokens |\n|---|---:|\n| cache read | ${tokens(t.cacheRead)} |\n| cache write | ${tokens(t.cacheWrite)} |\n| uncached | ${tokens(t.uncached)} |\n\n`);
   md.appendMarkdown(`Re-billed by breaks: **${tokens(t.lostTokens)}** tokens, **${usd(t.costUSD)}**\n\n`);

@@ -53,7 +53,7 @@ describe('activation', () => {
     cts.cancel();
     await assert.rejects(job, /cancelled/);
     const r = await a.worker.run({ op: 'discover', opts: { env: {}, home: testEnv.home } });
-    assert.equal(r.refs.length, 8);
+    assert.equal(r.refs.length, 13);
     assert.equal(a.worker.stats.workersStarted, started + 1);
   });
 });

@@ -12,20 +12,25 @@ async function children(node?: SessionsNode): Promise<SessionsNode[]> {
 }
 
 describe('Sessions view', () => {
-  it('lists the fixture home: Pi (2 sessions in 2 projects) and OpenCode (6 sessions)', async () => {
+  it('lists the fixture home: Pi (2 sessions in 2 projects), OpenCode (6), Claude Code (1), Codex (1), PI-Desktop (3)', async () => {
     const a = await api();
     await a.sessions.refresh();
     const hosts = await children();
+    // Hosts are ordered by their newest session (copy times here), so compared by label.
     assert.deepEqual(
-      hosts.map((h) => (h.kind === 'host' ? [h.label, h.refs.length] : [])),
+      hosts.map((h) => (h.kind === 'host' ? [h.label, h.refs.length] : [])).sort(),
       [
-        ['Pi', 2],
+        ['Claude Code', 1],
+        ['Codex', 1],
         ['OpenCode', 6],
+        ['PI-Desktop', 3],
+        ['Pi', 2],
       ],
     );
-    const piProjects = await children(hosts[0]);
+    const byLabel = (label: string) => hosts.find((h) => h.kind === 'host' && h.label === label)!;
+    const piProjects = await children(byLabel('Pi'));
     assert.deepEqual(piProjects.map((p) => (p.kind === 'project' ? p.project : '')).sort(), ['/home/user/pi-lab/long/project', '/home/user/pi-lab/main/project']);
-    const ocProjects = await children(hosts[1]);
+    const ocProjects = await children(byLabel('OpenCode'));
     assert.deepEqual(
       ocProjects.map((p) => (p.kind === 'project' ? [p.project, p.refs.length] : [])),
       [
@@ -40,7 +45,7 @@ describe('Sessions view', () => {
     const a = await api();
     const refs = await a.sessions.sessions();
     const sums = await a.sessions.summariesOf(refs);
-    const got = Object.fromEntries(refs.map((r, i) => [r.host === 'pi' ? r.path.slice(testEnv.home.length + 1) : r.title, [sums[i]?.requests, sums[i]?.breaks]]));
+    const got = Object.fromEntries(refs.map((r, i) => [r.host === 'pi' ? r.path.slice(testEnv.home.length + 1) : (r.title ?? `${r.host} ${r.id}`), [sums[i]?.requests, sums[i]?.breaks]]));
     assert.deepEqual(got, {
       [PI_MAIN]: [13, 3],
       [PI_LONG]: [8, 1],
@@ -50,6 +55,12 @@ describe('Sessions view', () => {
       'Recorded: Compaction session turn one.': [9, 2],
       'Recorded: Phux v1 turn one.': [8, 1],
       'Recorded: Phux v2 turn one.': [5, 0],
+      // test/fixtures/claude-code and codex (recorded from the real hosts) and pi-desktop (built).
+      'claude-code 8aa2b6b2-f6a6-44e7-865a-838c950a6fc6': [12, 2],
+      'codex 01a23123-dcf1-7130-9f87-2b10ef481a1c': [9, 2],
+      'Parser delegation': [10, 6],
+      'Lexer delegate (flash)': [3, 0],
+      'Parser review (Sonnet)': [3, 1],
     });
   });
 
@@ -66,6 +77,11 @@ describe('Sessions view', () => {
     assert.match(tip, /cache write \| 4,994/);
     assert.match(tip, /uncached \| 5,971/);
     assert.match(tip, /2,445\*\* tokens, \*\*\$0\.0069/);
+    // Claude Code and Codex record no title: their sessions are named by the first prompt.
+    for (const [host, prompt] of [['claude-code', 'Hello. Say hi.'], ['codex', 'Hello codex. Say hi.']]) {
+      const ref = refs.find((r) => r.host === host)!;
+      assert.equal([ref.title, a.sessions.getTreeItem({ kind: 'session', ref }).label].join(' → '), ` → ${prompt}`);
+    }
     const basic = refs.find((r) => r.title === 'Recorded: Phux v2 turn one.')!;
     const ok = a.sessions.getTreeItem({ kind: 'session', ref: basic });
     assert.match(String(ok.description), /^5 req · 0 breaks · 96% hit · /);
@@ -105,8 +121,9 @@ describe('Sessions view', () => {
     const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-new-project--');
     mkdirSync(dir, { recursive: true });
     const before = a.sessions.lastListing;
+    const listed = (await a.sessions.sessions()).length;
     copyFileSync(join(testEnv.home, PI_LONG), join(dir, '2026-12-01T00-00-00-000Z_01a230ec-0000-7000-8000-000000000001.jsonl'));
     const { until } = await import('./helpers.js');
-    await until('the Sessions view to list the new file', async () => a.sessions.lastListing !== before && (await a.sessions.sessions()).length === 9, 20_000);
+    await until('the Sessions view to list the new file', async () => a.sessions.lastListing !== before && (await a.sessions.sessions()).length === listed + 1, 20_000);
   });
 });
