@@ -4,9 +4,14 @@ import { fleetCommand, fleetLines } from '../../../src/cli/fleet.js';
 import type { FleetResult } from '../../../src/phux/client.js';
 import { FAKE_PHUX } from './helpers.js';
 
+/**
+ * Runs the command against the stand-in. A 10 s deadline unless the test sets its own: on a loaded
+ * machine the node stand-in can take over the default 1 s to start, and these check what is printed.
+ */
 async function run(argv: string[], mode: string): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const code = await fleetCommand(argv, (s) => lines.push(s), { env: { PHUX_BIN: '', PHUX_SOCKET: '', FAKE_PHUX_MODE: mode } });
+  const args = argv.includes('--timeout-ms') ? argv : [...argv, '--timeout-ms', '10000'];
+  const code = await fleetCommand(args, (s) => lines.push(s), { env: { PHUX_BIN: '', PHUX_SOCKET: '', FAKE_PHUX_MODE: mode } });
   return { code, lines };
 }
 
