@@ -1,8 +1,20 @@
 #!/usr/bin/env node
-// Scripted model server for recording what a real agent host sends (used by record-pi.sh).
-// No dependencies (Node >= 20). Listens on 127.0.0.1 only, on an ephemeral port.
+// Scripted model server for recording what a real agent host sends: the one provider of every
+// recorder (record-pi.sh, record-opencode.sh, claude-codex/record.mjs). No dependencies (Node >= 20).
+// Listens on 127.0.0.1 only, on an ephemeral port.
 //
-//   node fake-provider.mjs --out DIR --port-file FILE [--count-as FROM=TO]...
+//   node fake-provider.mjs --out DIR --port-file FILE [--script pi|hosts] [--diagnostics] [--count-as FROM=TO]...
+//
+// --script pi (default) is the script below; --script hosts is the Claude Code / Codex script
+// (decideHosts): a compaction prompt ("summary of the conversation", Codex's "CONTEXT CHECKPOINT
+// COMPACTION") → a summary with an <analysis> block; FAIL500 → HTTP 500 once; DELEGATE (Claude
+// Code) → an `Agent` tool call; SPAWN (Codex) → multi_agent_v1 `spawn_agent`, then `wait_agent` on
+// the id it returns; GROW_CONTEXT (Claude Code) → usage padded by 170,000 input tokens;
+// "read <file>" → `Read {file_path}` (Claude Code) / `exec_command {cmd: "cat <file>"}` (Codex).
+// It also sends what those hosts need: a `request-id` header, the cache_creation 5 m / 1 h split,
+// the responseId in the meta, and with --diagnostics the API's cache diagnostics
+// (`message.diagnostics.cache_miss_reason`, unasked); its OpenAI cache is keyed by
+// reasoning.effort too. POST /v1/messages/count_tokens is answered, not recorded.
 //
 // Routes (all answer as SSE, the way the real APIs stream):
 //   POST /v1/chat/completions   OpenAI Chat Completions   (pi api "openai-completions")
@@ -55,10 +67,18 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     'port-file': { type: 'string' },
     'count-as': { type: 'string', multiple: true, default: [] },
+    script: { type: 'string', default: 'pi' },
+    diagnostics: { type: 'boolean', default: false },
   },
 });
+if (!['pi', 'hosts'].includes(args.script)) {
+  console.error(`fake provider: --script pi|hosts, got ${args.script}`);
+  process.exit(2);
+}
+/** --script hosts: the Claude Code / Codex script and the details those hosts need. */
+const HOSTS = args.script === 'hosts';
 if (!args.out || !args['port-file']) {
-  console.error('usage: node fake-provider.mjs --out DIR --port-file FILE [--count-as FROM=TO]...');
+  console.error('usage: node fake-provider.mjs --out DIR --port-file FILE [--script pi|hosts] [--diagnostics] [--count-as FROM=TO]...');
   process.exit(2);
 }
 const OUT = args.out;
@@ -104,14 +124,14 @@ function withoutCacheControl(value) {
 /** One entry per cacheable block, in Anthropic's render order: tools, system, messages. */
 function anthropicBlocks(body) {
   const blocks = [];
-  for (const tool of body.tools ?? []) blocks.push({ text: `tool:${JSON.stringify(withoutCacheControl(tool))}`, breakpoint: !!tool.cache_control });
+  // ttl: seconds of the block's breakpoint (cache_control.ttl "1h" → 3600, else 300), 0 = none.
+  const mark = (b) => ({ breakpoint: !!b.cache_control, ttl: b.cache_control ? (b.cache_control.ttl === '1h' ? 3600 : 300) : 0 });
+  for (const tool of body.tools ?? []) blocks.push({ text: `tool:${JSON.stringify(withoutCacheControl(tool))}`, ...mark(tool) });
   const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
-  for (const b of system) blocks.push({ text: `system:${JSON.stringify(withoutCacheControl(b))}`, breakpoint: !!b.cache_control });
+  for (const b of system) blocks.push({ text: `system:${JSON.stringify(withoutCacheControl(b))}`, ...mark(b) });
   for (const m of body.messages ?? []) {
     const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-    content.forEach((b, i) =>
-      blocks.push({ text: `${i === 0 ? `|${m.role}|` : ''}${JSON.stringify(withoutCacheControl(b))}`, breakpoint: !!b.cache_control }),
-    );
+    content.forEach((b, i) => blocks.push({ text: `${i === 0 ? `|${m.role}|` : ''}${JSON.stringify(withoutCacheControl(b))}`, ...mark(b) }));
   }
   return blocks;
 }
@@ -138,7 +158,7 @@ function simulateAnthropic(body) {
     cacheWrite = prefixTokens[last] - cacheRead;
   }
   for (const bp of breakpoints) if (prefixTokens[bp] >= ANTHROPIC_MIN_TOKENS) anthropicEntries.add(prefixKeys[bp]);
-  return {
+  const out = {
     input: Math.max(0, total - cacheRead - cacheWrite),
     cacheRead,
     cacheWrite,
@@ -147,7 +167,36 @@ function simulateAnthropic(body) {
     breakpoints,
     readUpToBlock: readUpTo,
   };
+  // --script hosts: the TTL of what was written (the last breakpoint's) for the 5 m / 1 h split.
+  if (HOSTS) Object.assign(out, { ttl: last !== undefined ? blocks[last].ttl : 300, lastBreakpointTokens: last !== undefined ? prefixTokens[last] : 0 });
+  return out;
 }
+
+/** Previous request per lineage (first system text + first tool), for the scripted cache diagnostics. */
+const lastAnthropic = new Map();
+
+/**
+ * The API's cache diagnostics (platform.claude.com/docs/en/build-with-claude/cache-diagnostics):
+ * `cache_miss_reason` null on a read of the previous prompt, else the first segment that differs
+ * from the previous request of the same lineage (model_changed | tools_changed | system_changed |
+ * messages_changed) and the tokens not read. Sent only when the request asks for them
+ * (`diagnostics.previous_message_id`), or always with --diagnostics.
+ */
+function anthropicDiagnostics(body, sim) {
+  const system = JSON.stringify(withoutCacheControl(body.system ?? ''));
+  // One conversation per lineage: a sub-agent (billing header `cc_is_subagent`) is its own.
+  const lineage = `${JSON.stringify(body.system?.[0] ?? '').includes('cc_is_subagent')}:${(body.system?.[1]?.text ?? '').slice(0, 200)}`;
+  const prev = lastAnthropic.get(lineage);
+  const cur = { model: body.model, tools: JSON.stringify(withoutCacheControl(body.tools ?? [])), system, lastBreakpointTokens: sim.lastBreakpointTokens };
+  lastAnthropic.set(lineage, cur);
+  if (!body.diagnostics && !args.diagnostics) return null;
+  if (!prev) return { cache_miss_reason: { type: 'previous_message_not_found', cache_missed_input_tokens: sim.total - sim.cacheRead } };
+  // A hit: the read reached the previous request's last breakpoint.
+  if (sim.cacheRead > 0 && sim.cacheRead >= prev.lastBreakpointTokens) return { cache_miss_reason: null };
+  const type = prev.model !== cur.model ? 'model_changed' : prev.tools !== cur.tools ? 'tools_changed' : prev.system !== cur.system ? 'system_changed' : 'messages_changed';
+  return { cache_miss_reason: { type, cache_missed_input_tokens: Math.max(0, sim.total - sim.cacheRead) } };
+}
+
 
 /** OpenAI history: {lineage, canonical} of every earlier request. */
 const openaiHistory = [];
@@ -160,7 +209,8 @@ function openaiCanonical(body, api) {
 
 function simulateOpenAI(body, api) {
   const canonical = openaiCanonical(body, api);
-  const lineage = `${api}\0${body.model}\0${body.prompt_cache_key ?? ''}`;
+  // --script hosts: a reasoning-effort change misses the cache too (providers.md: it invalidates all).
+  const lineage = `${api}\0${body.model}\0${body.prompt_cache_key ?? ''}${HOSTS ? `\0${body.reasoning?.effort ?? ''}` : ''}`;
   let lcpChars = 0;
   for (const earlier of openaiHistory) {
     if (earlier.lineage !== lineage) continue;
@@ -230,6 +280,11 @@ const failedOnce = new Set();
 
 /** Decide the scripted answer. Returns {kind: text|tool|summary|http-500, ...}. */
 function decide(api, body) {
+  return HOSTS ? decideHosts(api, body) : decidePi(api, body);
+}
+
+/** The Pi script (default). */
+function decidePi(api, body) {
   const { system, userText, toolResult } = tailOf(api, body);
   if (/context summarization assistant/i.test(system)) {
     const summaryOf = SUMMARY_KINDS.find(([, marker]) => userText.includes(marker))?.[0] ?? 'unknown';
@@ -251,14 +306,93 @@ function decide(api, body) {
   return { kind: 'text', text: `ACK(${body.model}): ${userText.replace(/\s+/g, ' ').trim().slice(0, 80)}` };
 }
 
+const hostsTextOf = (c) => (typeof c === 'string' ? c : (c ?? []).map((x) => x.text ?? (typeof x.content === 'string' ? x.content : '')).join('\n'));
+
+/** {userText, toolResult, cwd} of what follows the last assistant turn. */
+function hostsTailOf(api, body) {
+  const items = api === 'anthropic-messages' ? (body.messages ?? []) : (body.input ?? []);
+  const isAssistant = (m) => m.role === 'assistant' || m.type === 'function_call' || m.type === 'custom_tool_call' || m.type === 'reasoning';
+  let start = items.length;
+  while (start > 0 && !isAssistant(items[start - 1])) start--;
+  const user = [];
+  const tool = [];
+  for (const m of items.slice(start)) {
+    if (m.type === 'function_call_output' || m.type === 'custom_tool_call_output') tool.push(typeof m.output === 'string' ? m.output : JSON.stringify(m.output));
+    else if (m.role === 'user' && Array.isArray(m.content)) {
+      for (const b of m.content) {
+        if (b.type === 'tool_result') tool.push(hostsTextOf(b.content));
+        else if (b.type === 'text' || b.type === 'input_text') user.push(b.text ?? '');
+      }
+    } else if (m.role === 'user') user.push(hostsTextOf(m.content));
+  }
+  // The user's own words: system reminders and Codex's context blocks are not what was typed.
+  const typed = user.filter((t) => !/^\s*<(system-reminder|environment_context|user_instructions|skills_instructions|permissions|local-command-caveat|local-command-stdout|command-name|task-notification)/.test(t));
+  const all = JSON.stringify(items);
+  const cwd = /Primary working directory: ([^\\\n"]+)/.exec(all)?.[1] ?? /<cwd>([^<]+)<\/cwd>/.exec(all)?.[1] ?? '.';
+  return { userText: typed.at(-1) ?? '', toolResult: tool.length ? tool.join('\n') : null, cwd, all };
+}
+
+
+/** Name of the last function call in a Responses request's input. */
+function lastCallName(body) {
+  const calls = (body.input ?? []).filter((m) => m.type === 'function_call');
+  return calls.at(-1)?.name;
+}
+
+/** The Claude Code / Codex script (--script hosts). */
+function decideHosts(api, body) {
+  const { userText, toolResult, cwd, all } = hostsTailOf(api, body);
+  const lastUser = userText.split('\n').slice(-40).join('\n');
+  if (/summary of the conversation|summary based on the conversation|CONTEXT CHECKPOINT COMPACTION/i.test(lastUser) || (api === 'openai-responses' && /CONTEXT CHECKPOINT COMPACTION/.test(all) && toolResult === null && !userText)) {
+    return {
+      kind: 'summary',
+      // Claude Code rejects a summary without an <analysis> block and asks again.
+      text: '<analysis>\nScripted analysis of the conversation.\n</analysis>\n<summary>\n1. Primary Request and Intent: exercise the host against a scripted model.\n2. Progress: greeted the model, read files with a tool.\n3. Next step: continue the scripted session.\n</summary>',
+    };
+  }
+  // GROW_CONTEXT: the answer reports a prompt of 170,000 more (uncached) tokens than was sent, so
+  // the host believes its context is nearly full (Claude Code auto-compacts above ~167k of 200k).
+  if (api === 'anthropic-messages' && userText.includes('GROW_CONTEXT') && toolResult === null) return { kind: 'text', text: `ACK(${body.model}): context grown`, padInput: 170000 };
+  // Codex sub-agents (multi_agent_v1): SPAWN → spawn_agent; its result (the new agent's id) →
+  // wait_agent on that id, so the parent turn lasts until the sub-agent has answered.
+  if (api === 'openai-responses' && toolResult !== null && lastCallName(body) === 'spawn_agent') {
+    const id = /"(?:agent_id|id|target)"\s*:\s*"([^"]+)"/.exec(toolResult)?.[1] ?? toolResult.trim();
+    return { kind: 'tool', name: 'wait_agent', namespace: 'multi_agent_v1', args: { targets: [id], timeout_ms: 60000 }, text: 'Waiting for the sub-agent.' };
+  }
+  if (api === 'openai-responses' && toolResult === null && userText.includes('SPAWN')) {
+    return { kind: 'tool', name: 'spawn_agent', namespace: 'multi_agent_v1', args: { message: 'SUBTASK: say hello from the sub-agent.' }, text: 'I will spawn a sub-agent.' };
+  }
+  if (toolResult !== null) return { kind: 'text', text: `Tool result received (${toolResult.length} chars). First line: ${toolResult.split('\n')[0].slice(0, 60)}` };
+  if (userText.includes('FAIL500') && !failedOnce.has(userText)) {
+    failedOnce.add(userText);
+    return { kind: 'http-500' };
+  }
+  if (api === 'anthropic-messages' && userText.includes('DELEGATE')) {
+    return {
+      kind: 'tool',
+      name: 'Agent',
+      args: { description: 'Scripted sub-task', prompt: 'SUBTASK: say hello from the sub-agent.', subagent_type: 'general-purpose' },
+      text: 'I will delegate this to a sub-agent.',
+    };
+  }
+  const read = userText.match(/\bread (?:the file )?([\w./-]+\.\w+)/i);
+  if (read) {
+    if (api === 'anthropic-messages') return { kind: 'tool', name: 'Read', args: { file_path: `${cwd}/${read[1]}` }, text: "I'll read that file." };
+    return { kind: 'tool', name: 'exec_command', args: { cmd: `cat ${read[1]}` }, text: "I'll read that file." };
+  }
+  return { kind: 'text', text: `ACK(${body.model}): ${userText.replace(/\s+/g, ' ').trim().slice(0, 80)}` };
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // SSE answers, one per API. Each streams the whole answer but leaves ending the response to the
 // caller (which records first, so a finished response implies a complete recording).
 // Each returns {usage, simulation}.
 // ---------------------------------------------------------------------------------------------
 
-function startSse(res) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+function startSse(res, n) {
+  // --script hosts: `request-id` as the Anthropic API sends it (Claude Code stores it as requestId).
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...(HOSTS ? { 'request-id': `req_fake_${n}` } : {}) });
 }
 
 /** Split a string into n roughly equal pieces (to stream deltas). */
@@ -275,7 +409,7 @@ function answerChatCompletions(res, body, d, n) {
   const sim = simulateOpenAI(body, 'openai-completions');
   const base = { id: `chatcmpl-fake-${n}`, object: 'chat.completion.chunk', created: CREATED_BASE + n, model: body.model };
   const send = (o) => res.write(`data: ${JSON.stringify({ ...base, ...o })}\n\n`);
-  startSse(res);
+  startSse(res, n);
   send({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
   let output = '';
   for (const p of pieces(d.text ?? '')) {
@@ -307,7 +441,7 @@ function answerResponses(res, body, d, n) {
   const sim = simulateOpenAI(body, 'openai-responses');
   let seq = 0;
   const send = (o) => res.write(`event: ${o.type}\ndata: ${JSON.stringify({ ...o, sequence_number: seq++ })}\n\n`);
-  startSse(res);
+  startSse(res, n);
   const response = { id: `resp_fake_${n}`, object: 'response', created_at: CREATED_BASE + n, status: 'in_progress', model: body.model, output: [] };
   send({ type: 'response.created', response });
   const output = [];
@@ -328,7 +462,7 @@ function answerResponses(res, body, d, n) {
   if (d.kind === 'tool') {
     const argsJson = JSON.stringify(d.args);
     const id = `fc_fake_${n}`;
-    const item = { type: 'function_call', id, call_id: `call_fake_${n}`, name: d.name, arguments: '', status: 'in_progress' };
+    const item = { type: 'function_call', id, call_id: `call_fake_${n}`, name: d.name, ...(d.namespace ? { namespace: d.namespace } : {}), arguments: '', status: 'in_progress' };
     const index = output.length;
     send({ type: 'response.output_item.added', output_index: index, item });
     for (const p of pieces(argsJson, 2)) send({ type: 'response.function_call_arguments.delta', item_id: id, output_index: index, delta: p });
@@ -353,16 +487,19 @@ function answerResponses(res, body, d, n) {
 function answerAnthropic(res, body, d, n) {
   const sim = simulateAnthropic(body);
   const send = (type, o) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`);
-  startSse(res);
+  startSse(res, n);
   const startUsage = {
-    input_tokens: sim.input,
+    input_tokens: sim.input + (d.padInput ?? 0),
     cache_creation_input_tokens: sim.cacheWrite,
     cache_read_input_tokens: sim.cacheRead,
     output_tokens: 1,
   };
-  send('message_start', {
-    message: { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage },
-  });
+  // --script hosts: the TTL split of the write, as the API reports it.
+  if (HOSTS) startUsage.cache_creation = { ephemeral_5m_input_tokens: sim.ttl === 3600 ? 0 : sim.cacheWrite, ephemeral_1h_input_tokens: sim.ttl === 3600 ? sim.cacheWrite : 0 };
+  const message = { id: `msg_fake_${n}`, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: startUsage };
+  const diagnostics = HOSTS ? anthropicDiagnostics(body, sim) : null;
+  if (diagnostics) message.diagnostics = diagnostics;
+  send('message_start', { message });
   let index = 0;
   let outText = '';
   if (d.text) {
@@ -418,7 +555,20 @@ function redact(headers) {
 
 function handle(req, raw, res) {
   const receivedAt = new Date().toISOString();
-  const route = ROUTES[req.url.split('?')[0]];
+  const path = req.url.split('?')[0];
+  if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
+    // Claude Code counts tokens before some calls: answered, not recorded.
+    let input = 0;
+    try {
+      input = tokens(JSON.stringify(JSON.parse(neutral(raw.toString('utf8')))));
+    } catch {
+      // answered with 0
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ input_tokens: input }));
+    return;
+  }
+  const route = ROUTES[path];
   if (req.method !== 'POST' || !route) {
     appendFileSync(join(OUT, 'unrouted.log'), `${receivedAt} ${req.method} ${req.url}\n`);
     res.writeHead(404, { 'content-type': 'application/json' });
@@ -461,13 +611,14 @@ function handle(req, raw, res) {
     receivedAt,
     status,
     decision,
+    ...(HOSTS ? { responseId: status === 200 ? (api === 'anthropic-messages' ? `msg_fake_${n}` : `resp_fake_${n}`) : null } : {}),
     usage,
     usageIsSynthetic: true,
     usageNote: USAGE_NOTE,
     simulation,
   };
   writeFileSync(join(OUT, `${name}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
-  const line = { n, file: `${name}.body.json`, api, model: body.model, status, bytes: raw.length, sha256: meta.bodySha256, decision: decision.kind, usage };
+  const line = { n, file: `${name}.body.json`, api, model: body.model, status, bytes: raw.length, sha256: meta.bodySha256, decision: decision.kind, ...(HOSTS ? { responseId: meta.responseId } : {}), usage };
   appendFileSync(join(OUT, 'index.ndjson'), `${JSON.stringify(line)}\n`);
   res.end();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records the Claude Code and Codex fixtures: the real @anthropic-ai/claude-code and @openai/codex
 # (pinned in scripts/record/claude-codex/package.json, own lockfile, not dependencies of the
-# extension) against the scripted provider scripts/record/claude-codex/fake-provider.mjs on
+# extension) against the scripted provider scripts/record/fake-provider.mjs (--script hosts) on
 # 127.0.0.1.   Usage: [CAPTURE=1] scripts/record/record-claude-codex.sh OUTDIR [claude-code] [codex]
 # Writes OUTDIR/claude-code and OUTDIR/codex (see test/fixtures/<host>/README.md). Unattended (no
 # stdin); exits non-zero with a message on failure. Needs node >= 20 and the npm registry.

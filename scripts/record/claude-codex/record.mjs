@@ -1,5 +1,5 @@
 // Records Claude Code and Codex fixtures: the real `@anthropic-ai/claude-code` and `@openai/codex`
-// (pinned in package.json here) against fake-provider.mjs on 127.0.0.1, in an isolated lab.
+// (pinned in package.json here) against ../fake-provider.mjs --script hosts on 127.0.0.1, in an isolated lab.
 //
 //   node record.mjs OUTDIR [claude-code] [codex]        (default: both)
 //
@@ -68,7 +68,7 @@ async function startProvider(requestsDir, logFile, extraArgs) {
   const portFile = path.join(path.dirname(requestsDir), 'port');
   fs.rmSync(portFile, { force: true });
   const out = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [path.join(HERE, 'fake-provider.mjs'), '--out', requestsDir, '--port-file', portFile, ...extraArgs], { stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [path.join(HERE, '..', 'fake-provider.mjs'), '--script', 'hosts', '--out', requestsDir, '--port-file', portFile, ...extraArgs], { stdio: ['ignore', out, out] });
   for (let i = 0; i < 100 && !fs.existsSync(portFile); i++) await sleep(50);
   if (!fs.existsSync(portFile)) throw new Failure('the fake provider did not report a port');
   const port = Number(fs.readFileSync(portFile, 'utf8'));
@@ -83,6 +83,9 @@ async function startProvider(requestsDir, logFile, extraArgs) {
 }
 
 const countRequests = (dir) => (fs.existsSync(path.join(dir, 'index.ndjson')) ? fs.readFileSync(path.join(dir, 'index.ndjson'), 'utf8').split('\n').filter(Boolean).length : 0);
+
+/** Labs whose provider is running: stopped on a failure, so no provider outlives the recorder. */
+const openLabs = new Set();
 
 /** One scenario run: lab dirs, provider, steps.tsv. */
 class Lab {
@@ -100,6 +103,7 @@ class Lab {
     fs.rmSync(this.root, { recursive: true, force: true });
     for (const d of [this.project, this.home, this.requests]) fs.mkdirSync(d, { recursive: true });
     this.provider = await startProvider(this.requests, path.join(this.root, 'provider.log'), this.providerArgs);
+    openLabs.add(this);
     log(`[${this.name}] fake provider on 127.0.0.1:${this.provider.port}`);
     /** The port the host is pointed at: the provider's, or the capture proxy's in front of it. */
     this.port = this.provider.port;
@@ -134,6 +138,7 @@ class Lab {
     }
   }
   async close() {
+    openLabs.delete(this);
     await this.provider.stop();
     if (this.proxy) {
       await new Promise((resolve) => {
@@ -311,8 +316,8 @@ function saveCodex(lab, codexHome, dest) {
   log(`[${lab.name}] ${countRequests(lab.requests)} requests recorded into ${dest}`);
 }
 
-/** The conversation id of the one top-level rollout in `codexHome` (not a sub-agent's: session_meta `source` "exec"). */
-function topConversation(codexHome) {
+/** The session_meta payloads of the rollouts below `codexHome`/sessions. */
+function rolloutMetas(codexHome) {
   const found = [];
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
@@ -321,25 +326,21 @@ function topConversation(codexHome) {
     }
   };
   walk(path.join(codexHome, 'sessions'));
-  const top = found.filter((m) => m.source === 'exec');
-  if (top.length !== 1) throw new Failure(`expected one top-level rollout in ${codexHome}, found ${top.length} (of ${found.length})`);
-  return top[0].id;
+  return found;
 }
 
-/** The conversation id of the fork of `parent` in `codexHome` (session_meta `forked_from_id`). */
-function forkOf(codexHome, parent) {
-  const found = [];
-  const walk = (d) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(path.join(d, e.name));
-      else if (/^rollout-.*\.jsonl$/.test(e.name)) found.push(JSON.parse(fs.readFileSync(path.join(d, e.name), 'utf8').split('\n')[0]).payload);
-    }
-  };
-  walk(path.join(codexHome, 'sessions'));
-  const forks = found.filter((m) => m.forked_from_id === parent);
-  if (forks.length !== 1) throw new Failure(`expected one fork of ${parent}, found ${forks.length}`);
-  return forks[0].id;
+/** The conversation id of the one rollout of `codexHome` that `pick` selects; fails unless exactly one. */
+function onlyRollout(codexHome, what, pick) {
+  const all = rolloutMetas(codexHome);
+  const hits = all.filter(pick);
+  if (hits.length !== 1) throw new Failure(`expected one ${what} in ${codexHome}, found ${hits.length} (of ${all.length} rollouts)`);
+  return hits[0].id;
 }
+
+/** The top-level conversation (not a sub-agent's: session_meta `source` "exec"). */
+const topConversation = (codexHome) => onlyRollout(codexHome, 'top-level rollout', (m) => m.source === 'exec');
+/** The fork of `parent` (session_meta `forked_from_id`). */
+const forkOf = (codexHome, parent) => onlyRollout(codexHome, `fork of ${parent}`, (m) => m.forked_from_id === parent);
 
 /**
  * Sub-agent and fork: the parent spawns a sub-agent (multi_agent_v1 `spawn_agent`, then
@@ -413,7 +414,11 @@ async function main() {
   log(`done: ${HOSTS.join(', ')} (claude-code ${PKG.dependencies['@anthropic-ai/claude-code']}, codex ${PKG.dependencies['@openai/codex']})`);
 }
 
-main().catch((e) => {
+main().catch(async (e) => {
   console.error(e instanceof Failure ? `record-claude-codex: ${e.message}` : e);
+  for (const lab of openLabs) {
+    lab.proxy?.child.kill('SIGTERM');
+    await lab.provider.stop();
+  }
   process.exit(1);
 });

@@ -7,7 +7,7 @@
  * names it (CI records one per run).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSession, type RequestAnalysis, type SessionAnalysis } from '../../../src/core/analyze.js';
 import { firstDiff } from '../../../src/core/diverge.js';
@@ -15,13 +15,8 @@ import type { Session } from '../../../src/core/model.js';
 import { readClaudeSession } from '../../../src/hosts/claude-code/index.js';
 import { sessionReport } from '../../../src/report/json.js';
 import { mainTranscript } from '../claude-code/helpers.js';
+import { scenarios } from './scenarios.js';
 
-function scenarios(): Array<{ name: string; dir: string }> {
-  const out = [{ name: 'committed', dir: 'test/fixtures/claude-code-autocompact' }];
-  const fresh = process.env.PREFIX_LENS_FRESH_CLAUDE_CODE_AUTOCOMPACT;
-  if (fresh && existsSync(join(fresh, 'requests'))) out.push({ name: 'fresh', dir: fresh });
-  return out;
-}
 
 interface Meta {
   status: number;
@@ -36,7 +31,7 @@ const THRESHOLD = 167_000;
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 const where = (r: RequestAnalysis) => (r.break ? `${r.break.segment}[${r.break.blockIndex}]` : null);
 
-for (const sc of scenarios()) {
+for (const sc of scenarios('test/fixtures/claude-code-autocompact', 'PREFIX_LENS_FRESH_CLAUDE_CODE_AUTOCOMPACT')) {
   describe(`Claude Code auto-compaction ground truth (${sc.name})`, () => {
     let file: string;
     let recon: Session;

@@ -5,20 +5,15 @@
  * records one per run), on that too — so a new Claude Code version or a reader bug shows up.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSession, type RequestAnalysis, type SessionAnalysis } from '../../../src/core/analyze.js';
 import { firstDiff } from '../../../src/core/diverge.js';
 import type { Session } from '../../../src/core/model.js';
 import { billingText, readClaudeSession } from '../../../src/hosts/claude-code/index.js';
 import { mainTranscript } from '../claude-code/helpers.js';
+import { scenarios } from './scenarios.js';
 
-function scenarios(): Array<{ name: string; dir: string }> {
-  const out = [{ name: 'committed', dir: 'test/fixtures/claude-code' }];
-  const fresh = process.env.PREFIX_LENS_FRESH_CLAUDE_CODE;
-  if (fresh && existsSync(join(fresh, 'requests'))) out.push({ name: 'fresh', dir: fresh });
-  return out;
-}
 
 interface Meta {
   n: number;
@@ -31,7 +26,7 @@ interface Meta {
 const PREFIX = new Set(['tools', 'system', 'messages', 'head']);
 const prefixBreak = (r: RequestAnalysis) => (r.break && PREFIX.has(r.break.segment) ? r.break : null);
 
-for (const sc of scenarios()) {
+for (const sc of scenarios('test/fixtures/claude-code', 'PREFIX_LENS_FRESH_CLAUDE_CODE')) {
   describe(`Claude Code ground truth (${sc.name})`, () => {
     let recon: Session[];
     let wire: Session[];

@@ -6,20 +6,16 @@
  * Runs on the committed recording and on a fresh one when PREFIX_LENS_FRESH_CODEX_AGENTS names it.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { blocksOf } from '../../../src/core/chain.js';
 import type { Session } from '../../../src/core/model.js';
 import { readCodexSession } from '../../../src/hosts/codex/index.js';
 import { discoverSessions } from '../../../src/hosts/registry.js';
+import { scenarios } from './scenarios.js';
+import { rollouts } from '../codex/helpers.js';
 
-function scenarios(): Array<{ name: string; dir: string }> {
-  const out = [{ name: 'committed', dir: 'test/fixtures/codex-agents' }];
-  const fresh = process.env.PREFIX_LENS_FRESH_CODEX_AGENTS;
-  if (fresh && existsSync(join(fresh, 'requests'))) out.push({ name: 'fresh', dir: fresh });
-  return out;
-}
 
 interface Meta {
   status: number;
@@ -28,22 +24,10 @@ interface Meta {
   decision: { kind: string; name?: string };
 }
 
-function rollouts(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else if (e.name.endsWith('.jsonl')) found.push(join(d, e.name));
-    }
-  };
-  walk(join(dir, 'codex', 'sessions'));
-  return found.sort();
-}
-
 const bodyName = (r: { notes?: string[] }) => r.notes!.find((n) => n.startsWith('wire: '))!.slice(6);
 const msgBlocks = (s: Session, i: number) => blocksOf(s.requests[i].tail).filter((b) => b.segment === 'messages').map((b) => [b.path, Buffer.from(b.bytes).toString('utf8')]);
 
-for (const sc of scenarios()) {
+for (const sc of scenarios('test/fixtures/codex-agents', 'PREFIX_LENS_FRESH_CODEX_AGENTS')) {
   describe(`Codex sub-agent and fork ground truth (${sc.name})`, () => {
     let parent: Session;
     let agent: Session;

@@ -5,7 +5,7 @@
  * (CI records one per run), on that too.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyzeSession, type RequestAnalysis, type SessionAnalysis } from '../../../src/core/analyze.js';
 import { blocksOf } from '../../../src/core/chain.js';
@@ -13,13 +13,8 @@ import { firstDiff } from '../../../src/core/diverge.js';
 import type { Session } from '../../../src/core/model.js';
 import { readCodexSession } from '../../../src/hosts/codex/index.js';
 import { rollout } from '../codex/helpers.js';
+import { scenarios } from './scenarios.js';
 
-function scenarios(): Array<{ name: string; dir: string }> {
-  const out = [{ name: 'committed', dir: 'test/fixtures/codex' }];
-  const fresh = process.env.PREFIX_LENS_FRESH_CODEX;
-  if (fresh && existsSync(join(fresh, 'requests'))) out.push({ name: 'fresh', dir: fresh });
-  return out;
-}
 
 interface Meta {
   status: number;
@@ -32,7 +27,7 @@ const PREFIX = new Set(['tools', 'system', 'messages', 'head']);
 const prefixBreak = (r: RequestAnalysis) => (r.break && PREFIX.has(r.break.segment) ? r.break : null);
 const sameRequest = (a: RequestAnalysis, b: RequestAnalysis) => a.request.source.file === b.request.source.file && a.request.source.line === b.request.source.line;
 
-for (const sc of scenarios()) {
+for (const sc of scenarios('test/fixtures/codex', 'PREFIX_LENS_FRESH_CODEX')) {
   describe(`Codex ground truth (${sc.name})`, () => {
     let recon: Session;
     let wire: Session;
