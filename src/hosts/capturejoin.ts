@@ -89,7 +89,24 @@ function firstMessageHash(tail: LlmRequest['tail']): string | null {
   return null;
 }
 
-async function bodyFirstMessageHash(file: string): Promise<string | null> {
+/**
+ * First-message hashes by body file and send time (a saved body is never rewritten; a name reused
+ * after pruning emptied its folder belongs to a request with another send time). At most
+ * MAX_HASHES kept (then cleared): a long-lived extension host does not grow without bound.
+ */
+const firstHashes = new Map<string, string | null>();
+const MAX_HASHES = 100_000;
+
+async function bodyFirstMessageHash(e: Entry): Promise<string | null> {
+  const key = `${e.receivedAtMs}\u0000${e.file}`;
+  if (firstHashes.has(key)) return firstHashes.get(key)!;
+  const h = await hashFirstMessage(e.file);
+  if (firstHashes.size >= MAX_HASHES) firstHashes.clear();
+  firstHashes.set(key, h);
+  return h;
+}
+
+async function hashFirstMessage(file: string): Promise<string | null> {
   try {
     const w = parseWireBody(await readRegularFile(file, FILE_LIMITS.body));
     const b = w.blocks.find((x) => x.segment === 'messages');
@@ -143,7 +160,7 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
         if ((e.sessionId && ids.has(e.sessionId)) || (e.responseId && responseIds.has(e.responseId))) state.set(e, true);
         else if (!inWindow(e) || !e.model || !models.has(e.model)) continue;
         else {
-          const h = await bodyFirstMessageHash(e.file);
+          const h = await bodyFirstMessageHash(e);
           state.set(e, h !== null && firstMessages().has(h));
         }
       }
