@@ -255,10 +255,10 @@ function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): Sessi
     ignored: s.ignored,
     totals: a.totals,
     tokenModel: a.tokenModel,
-    models: [...new Set(a.requests.map((r) => `${r.request.provider}/${r.request.model}`))],
+    models: modelsOf(a),
     evidence: sessionEvidence(a),
-    requests: a.requests.map((r, i) => {
-      if (reuse && i < reuse.length) return reuse[i];
+    // Reused reports first (the live tail's earlier requests), then the others built.
+    requests: (reuse ?? []).slice(0, a.requests.length).concat(a.requests.slice(reuse?.length ?? 0).map((r) => {
       const q = r.request;
       const out: RequestReport = {
         index: q.index,
@@ -316,7 +316,7 @@ function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): Sessi
       const host = hostMissReport(q.hostMiss, out);
       if (host) out.hostMiss = host;
       return out;
-    }),
+    })),
   };
   const host = hostMissSummary(out.requests);
   if (host) out.hostMiss = host;
@@ -382,9 +382,29 @@ function addSystemShapes(a: SessionAnalysis, out: SessionReport, rules: Provider
 }
 
 function sessionEvidence(a: SessionAnalysis): SessionReport['evidence'] {
-  const kinds = new Set(a.requests.map((r) => r.request.evidence));
-  if (kinds.size === 0) return null;
-  return kinds.size > 1 ? 'mixed' : [...kinds][0];
+  const first = a.requests[0]?.request.evidence;
+  if (first === undefined) return null;
+  return a.requests.some((r) => r.request.evidence !== first) ? 'mixed' : first;
+}
+
+/** Distinct `provider/model` of the requests in order of first use (a string built only for a new pair). */
+function modelsOf(a: SessionAnalysis): string[] {
+  const seen = new Map<string, Set<string>>();
+  const names = new Set<string>();
+  const out: string[] = [];
+  for (const { request: q } of a.requests) {
+    let models = seen.get(q.provider);
+    if (!models) seen.set(q.provider, (models = new Set()));
+    if (models.has(q.model)) continue;
+    models.add(q.model);
+    // Two pairs can spell one string ("a/b" + "c", "a" + "b/c"): listed once, as a Set of the strings would.
+    const name = `${q.provider}/${q.model}`;
+    if (!names.has(name)) {
+      names.add(name);
+      out.push(name);
+    }
+  }
+  return out;
 }
 
 const RENDER_ORDER = ['head', 'tools', 'system', 'messages'] as const;
