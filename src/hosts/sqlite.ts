@@ -3,7 +3,7 @@
  * memory, the WAL applied there (opencode/wal.ts), and neither file is ever written. Used by the
  * OpenCode, BotHarness and PI-Desktop readers; messages name no host.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import type { Diagnostic } from '../core/model.js';
@@ -90,3 +90,24 @@ export function rows(db: Database, query: string, params: Array<string | number>
   }
 }
 
+/**
+ * The identity of a database file and its write-ahead log as `size:mtimeMs:walSize:walMtimeMs`
+ * (empty WAL part when there is none), so a reader re-reads it only when either changed.
+ * @returns null when the database file does not exist or cannot be stat'ed
+ */
+export function dbStamp(file: string): string | null {
+  let st;
+  try {
+    st = statSync(file);
+  } catch {
+    return null;
+  }
+  let walStamp = '';
+  try {
+    const w = statSync(`${file}-wal`);
+    walStamp = `${w.size}:${w.mtimeMs}`;
+  } catch {
+    // no WAL
+  }
+  return `${st.size}:${st.mtimeMs}:${walStamp}`;
+}

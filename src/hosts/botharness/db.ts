@@ -13,11 +13,10 @@
  *    a cross-check of the log's usage.
  * A database is read once per size and mtime and kept until `releaseBotHarnessDbs()`.
  */
-import { statSync } from 'node:fs';
 import type { Database } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
 import type { MemoryChange, PersonaSnapshot } from '../../core/persona.js';
-import { openSqlite, rows } from '../sqlite.js';
+import { dbStamp, openSqlite, rows } from '../sqlite.js';
 
 /** One `session_ownership` row. */
 export interface OwnershipRow extends PersonaSnapshot {
@@ -97,20 +96,8 @@ function pathsOf(payload: unknown, body: unknown): string[] {
  * @returns null when the file does not exist; otherwise the rows read, with diagnostics for what could not be
  */
 export async function loadBotHarnessDb(file: string): Promise<BotHarnessDb | null> {
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    return null;
-  }
-  let walStamp = '';
-  try {
-    const w = statSync(`${file}-wal`);
-    walStamp = `${w.size}:${w.mtimeMs}`;
-  } catch {
-    // no WAL
-  }
-  const stamp = `${st.size}:${st.mtimeMs}:${walStamp}`;
+  const stamp = dbStamp(file);
+  if (stamp === null) return null;
   const hit = cache.get(file);
   if (hit && hit.stamp === stamp) return hit.db;
   const out: BotHarnessDb = { file, generation: null, snapshotColumns: false, ownership: new Map(), memoryChanges: new Map(), usage: new Map(), diagnostics: [] };

@@ -12,10 +12,9 @@
  *    row's `provider_id` + `model_id` (or an `id` of the form `provider/model`).
  * A database is read once per size and mtime (and WAL) and kept until `releasePiDesktopDbs()`.
  */
-import { statSync } from 'node:fs';
 import type { Database } from 'sql.js';
 import type { Diagnostic } from '../../core/model.js';
-import { openSqlite, rows, type Row } from '../sqlite.js';
+import { dbStamp, openSqlite, rows, type Row } from '../sqlite.js';
 
 /** One `sessions` row. */
 export interface PdSessionRow {
@@ -77,20 +76,8 @@ function flagIn(v: unknown, depth = 0): boolean | undefined {
  * @returns null when the file does not exist; otherwise the rows read, with diagnostics for what could not be
  */
 export async function loadPiDesktopDb(file: string): Promise<PiDesktopDb | null> {
-  let st;
-  try {
-    st = statSync(file);
-  } catch {
-    return null;
-  }
-  let walStamp = '';
-  try {
-    const w = statSync(`${file}-wal`);
-    walStamp = `${w.size}:${w.mtimeMs}`;
-  } catch {
-    // no WAL
-  }
-  const stamp = `${st.size}:${st.mtimeMs}:${walStamp}`;
+  const stamp = dbStamp(file);
+  if (stamp === null) return null;
   const hit = cache.get(file);
   if (hit && hit.stamp === stamp) return hit.db;
   const out: PiDesktopDb = { file, userVersion: null, sessions: new Map(), turns: new Map(), routes: new Map(), diagnostics: [] };
