@@ -60,11 +60,14 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
   }
 
   it('restores the open Timeline after a window reload, without any command, with its requests', async () => {
-    // The last test left the Timeline open; reloading the workbench runs the panel serializer.
-    await wb.open('light');
+    // The last test left the Timeline open. "Reload Window" shuts the workbench down as a user's
+    // reload does (its state, open editors included, is saved first; a bare navigation may lose
+    // it), then the panel serializer restores the Timeline.
+    await Promise.all([wb.page.waitForEvent('load', { timeout: 180_000 }), wb.command('Developer: Reload Window')]);
+    await wb.page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
     await wb.page.locator('.tabs-container .tab', { hasText: 'Timeline: pi lab session' }).waitFor({ timeout: 60_000 });
     const app = wb.webview();
-    await app.locator('body.vscode-light').waitFor({ timeout: 60_000 });
+    await app.locator('body.vscode-high-contrast').waitFor({ timeout: 60_000 });
     const requests = app.getByRole('listbox', { name: 'Requests' });
     await requests.getByRole('option').first().waitFor({ timeout: 90_000 });
     assert.equal(await requests.getByRole('option').count(), 13);
