@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { objectOf, PEEK_BYTES, readAt, windowLines } from '../peek.js';
+import { objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadPiDesktopDb } from './db.js';
 import { dataDirOf, dbPathOf, revisionsOf, TRANSCRIPT_NAME } from './locate.js';
@@ -31,19 +31,9 @@ async function stampOf(file: string): Promise<string> {
  */
 export async function piDesktopRef(file: string, explicit: boolean): Promise<SessionRef | null> {
   if (!TRANSCRIPT_NAME.test(basename(file))) return null;
-  let st;
-  try {
-    st = await stat(file);
-  } catch {
-    return null;
-  }
-  if (!st.isFile()) return null;
-  let lines: string[];
-  try {
-    lines = windowLines(await readAt(file, 0, Math.min(st.size, PEEK_BYTES)), true, st.size <= PEEK_BYTES);
-  } catch {
-    return null;
-  }
+  const st = await peekFile(file);
+  if (!st) return null;
+  const lines = st.lines.head;
   const h = lines[0] !== undefined ? HeaderSchema.safeParse(objectOf(lines[0])) : undefined;
   if (!h?.success) return null;
   // PI-Desktop keeps transcripts in `<data>/sessions/`: a walk claims only those; a file the user names is read wherever it is.
