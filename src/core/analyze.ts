@@ -6,7 +6,7 @@
  * → view model (src/report).
  */
 import { commonDepth, markedNodes, type BlockNode } from './chain.js';
-import { classifyBreak, paramsCause, type Cause } from './classify.js';
+import { classifyBreak, OTHER_ENCODING, paramsCause, type Cause } from './classify.js';
 import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
@@ -268,6 +268,22 @@ export class SessionJudge {
         params!.certainty = 'likely';
         params!.detail += ' (the provider still read the cache)';
         a.break = null;
+      }
+      // The same text in another encoding (a string sent as one text block), and the provider read
+      // past the change: it renders both as one prompt, so the change broke nothing. (Another key
+      // order of a tool call is other prompt text: a read past it contradicts our evidence instead.)
+      // The observed read is the evidence (nearer to the matched entry's whole size than to the
+      // read up to the change, as for params); without usage the break stands.
+      const matchedFull = bp ? entryFull(lin, best, tokensAt) : 0;
+      const readPastChange =
+        a.observedRead !== null && a.expectedRead !== null && matchedFull > a.expectedRead && a.observedRead >= (a.expectedRead + matchedFull) / 2;
+      if (bp && readPastChange && a.causes.length > 0 && a.causes.every((c) => c.kind === 'representation-only' && c.detail.startsWith(OTHER_ENCODING))) {
+        for (const c of a.causes) {
+          c.certainty = 'likely';
+          c.detail += ` (the provider still read the cache past it: ${a.observedRead} tokens read, ~${a.expectedRead} expected up to the change)`;
+        }
+        a.break = null;
+        a.systemChange = null;
       }
       if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
       else if (!alive(best) && !a.break) a.verdict = 'ttl-expired';

@@ -457,6 +457,12 @@ function meaningOfStrings(v: unknown): unknown {
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, meaningOfStrings(x)]));
 }
 
+/**
+ * Start of the detail of a representation-only cause whose text is the same in another encoding
+ * (a string sent as one text block); the key-order kind says "same values in another key order".
+ */
+export const OTHER_ENCODING = 'same text, other encoding';
+
 function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause {
   const n = bp.newBlock!;
   const at = `message ${bp.blockIndex}`;
@@ -472,7 +478,7 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Ca
   // array. A changed value is a rewrite however little text surrounds it.
   if (oldMsg !== undefined && newMsg !== undefined && JSON.stringify(meaning(oldMsg)) === JSON.stringify(meaning(newMsg))) {
     const keyOrder = sameValuesOtherKeyOrder(oldMsg, newMsg) || sameValuesOtherKeyOrder(meaningOfStrings(oldMsg), meaningOfStrings(newMsg));
-    return { kind: 'representation-only', detail: `${keyOrder ? 'same values in another key order' : 'same text, other encoding'} at ${at}`, certainty: 'certain' };
+    return { kind: 'representation-only', detail: `${keyOrder ? 'same values in another key order' : OTHER_ENCODING} at ${at}`, certainty: 'certain' };
   }
   // Messages dropped (pruning) or inserted: the history goes on unchanged a few messages later.
   const same = (x: unknown, y: unknown) => x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);

@@ -50,10 +50,19 @@ describe('Claude Code in the host registry', () => {
     assert.equal(code, 0);
     const report = JSON.parse(out) as Report;
     assert.deepEqual(report.sessions.map((s) => s.requests.length), [12, 1]);
-    // cold, 5 hits, the HTTP 500 attempt, its retry (a string/block representation change of the
-    // task notification), the first request after /compact (billing header changed), the model switch, 2 hits.
-    assert.deepEqual(report.sessions[0].requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'hit', 'hit', 'unknown', 'break', 'break', 'model-switch', 'hit', 'hit']);
-    assert.deepEqual(report.sessions[0].requests.map((r) => (r.break ? `${r.break.segment}[${r.break.blockIndex}]` : null)).filter(Boolean), ['messages[10]', 'system[0]']);
+    // cold, 5 hits, the HTTP 500 attempt, its retry (the task notification sent as a string instead
+    // of one text block, which the provider read past: a hit), the first request after /compact
+    // (billing header changed), the model switch, 2 hits.
+    assert.deepEqual(report.sessions[0].requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'hit', 'hit', 'unknown', 'hit', 'break', 'model-switch', 'hit', 'hit']);
+    assert.deepEqual(report.sessions[0].requests.map((r) => (r.break ? `${r.break.segment}[${r.break.blockIndex}]` : null)).filter(Boolean), ['system[0]']);
+    assert.deepEqual(report.sessions[0].requests[7].causes, [
+      {
+        kind: 'representation-only',
+        detail: 'same text, other encoding at message 10 (the provider still read the cache past it: 22937 tokens read, ~22571 expected up to the change)',
+        certainty: 'likely',
+      },
+    ]);
+    assert.equal(report.sessions[0].requests[7].lostTokens, 0);
     assert.match(report.sessions[0].requests[6].error!, /^500 fake provider: scripted 500/);
   });
 });

@@ -114,7 +114,8 @@ for (const sc of scenarios('test/fixtures/claude-code', 'PREFIX_LENS_FRESH_CLAUD
           checked++;
         }
       });
-      assert.ok(checked >= 2, `wire breaks checked: ${checked}`);
+      // The compaction's system[0] change, in the session (the retry's string/block change was read past: no break).
+      assert.ok(checked >= 1, `wire breaks checked: ${checked}`);
     });
 
     it('usage oracle: per request and in total, usage equals what the provider returned, to the token', () => {
