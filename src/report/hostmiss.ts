@@ -2,8 +2,10 @@
  * The host's own cache verdict beside ours: Claude Code's `message.diagnostics.cache_miss_reason`
  * (reference/claude-code-codex.md §1.7) names the segment the API found changed against the
  * previous message, or null for no miss. It is compared with our verdict and break segment; the
- * counts per session show where the two disagree.
+ * counts per session show where the two disagree. The comparison is judgement and lives in the
+ * core (core/hostmiss.ts); this file shapes it for the view model.
  */
+import { hostAgreement } from '../core/hostmiss.js';
 import type { HostMiss } from '../core/model.js';
 import type { RequestReport } from './json.js';
 
@@ -15,7 +17,7 @@ export interface HostMissReport {
   type: string | null;
   /** Tokens the host reported missed; null when it gave none. */
   missedTokens: number | null;
-  /** true / false: our verdict agrees / disagrees; null: not comparable (see `hostAgreement`). */
+  /** true / false: our verdict agrees / disagrees; null: not comparable (core/hostmiss.ts `hostAgreement`). */
   agrees: boolean | null;
 }
 
@@ -30,41 +32,6 @@ export interface HostMissSummary {
   notCompared: number;
   /** Indexes of the requests where they disagree. */
   disagreeing: number[];
-}
-
-/** Our verdicts that say the cache missed (all but a hit, a cold start and unknown). */
-const MISSES = new Set(['break', 'ttl-expired', 'below-minimum', 'model-switch', 'unexplained-miss']);
-
-/**
- * Whether our verdict agrees with the host's:
- *  - no miss (null): our hit or cold (a first request may still read an older entry);
- *  - `previous_message_not_found`: our cold or ttl-expired (there was nothing to read);
- *  - `model_changed`: our model-switch (verdict or cause);
- *  - `system_changed` / `tools_changed` / `messages_changed`: our break in that segment, or in the
- *    opaque head for system and tools (a host that does not record them), or a cause of that kind;
- * anything else of ours disagrees. Not comparable (null): `unavailable`, a type this version does
- * not know, and requests we could not judge (verdict unknown, a failed request).
- */
-export function hostAgreement(m: HostMiss, r: Pick<RequestReport, 'verdict' | 'break' | 'causes' | 'error'>): boolean | null {
-  if (r.verdict === 'unknown' || r.error) return null;
-  const cause = (k: string) => r.causes.some((c) => c.kind === k);
-  const seg = r.break?.segment;
-  switch (m.type) {
-    case null:
-      return r.verdict === 'hit' || r.verdict === 'cold';
-    case 'previous_message_not_found':
-      return r.verdict === 'cold' || r.verdict === 'ttl-expired';
-    case 'model_changed':
-      return r.verdict === 'model-switch' || cause('model-switch');
-    case 'system_changed':
-      return MISSES.has(r.verdict) && (seg === 'system' || seg === 'head' || cause('system-changed'));
-    case 'tools_changed':
-      return MISSES.has(r.verdict) && (seg === 'tools' || seg === 'head' || cause('tools-changed'));
-    case 'messages_changed':
-      return MISSES.has(r.verdict) && (seg === 'messages' || cause('history-rewritten') || cause('representation-only'));
-    default:
-      return null;
-  }
 }
 
 /** The request's host verdict with our agreement, or undefined when the host recorded none. */

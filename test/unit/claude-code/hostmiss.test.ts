@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { readClaudeSession } from '../../../src/hosts/claude-code/index.js';
-import { hostAgreement } from '../../../src/report/hostmiss.js';
+import { hostAgreement } from '../../../src/core/hostmiss.js';
 import { sessionReport, type RequestReport } from '../../../src/report/json.js';
 import { renderSession } from '../../../src/cli/text.js';
 import { mainTranscript } from './helpers.js';
