@@ -115,7 +115,7 @@ interface Lineage {
   family: ProviderFamily;
   minimum: number;
   recent: Entry[];
-  /** Anthropic-style entries: prefix hash (hex) at a breakpoint → expiry (ms, null = unknown time), lifetime (ms). */
+  /** Anthropic-style entries: prefix hash (BlockNode.hashKey: binary, no hex string per lookup) at a breakpoint → expiry (ms, null = unknown time), lifetime (ms). */
   written: Map<string, { expires: number | null; tokens: number; ttlMs: number }>;
 }
 
@@ -569,8 +569,10 @@ function expectedRead(
   if (f.breakpoints.explicit) {
     let best = 0;
     for (const b of markedNodes(tail).slice(0, f.breakpoints.max)) {
-      for (let p = b.depth; p > Math.max(0, b.depth - f.breakpoints.lookbackBlocks); p--) {
-        const key = tail.at(p)!.hashHex;
+      // Walk up from the breakpoint (prev links: no lookup per position).
+      const stop = Math.max(0, b.depth - f.breakpoints.lookbackBlocks);
+      for (let n: BlockNode | null = b; n && n.depth > stop; n = n.prev) {
+        const key = n.hashKey;
         const w = lin.written.get(key);
         if (w && (now === null || w.expires === null || w.expires >= now)) {
           best = Math.max(best, w.tokens);
@@ -702,9 +704,9 @@ function record(
       const tokens = tokensOfEntry({ req, tail }, m, tokensAt);
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
-      lin.written.set(m.hashHex, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
+      lin.written.set(m.hashKey, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
       if (entry.written === undefined) {
-        entry.written = m.hashHex;
+        entry.written = m.hashKey;
         entry.writtenDepth = m.depth;
       }
     }
