@@ -6,6 +6,9 @@
  *  - `sessions(id, title, project_id, provider_id, model_id, …)`: titles and session models;
  *  - `turns(id, session_id, status, provider_id, model_id, …, input_tokens, output_tokens, …)`:
  *    turn counts and totals (ADR 0171: a turn's total includes its sub-agents' deltas);
+ *  - `projects(id, path, name, …)`: the folder a session belongs to, by `sessions.project_id`
+ *    (columns as in PI-Desktop's `crates/host-core/src/db/schema.rs`, e.g. vastsa/PI-Desktop
+ *    @ 5d8a52d; not in the reference's v11 list, so a database without it gives no project);
  *  - `models`: the route's pi-ai compatibility flag `supportsMidConvoSystemMessages`. Its columns
  *    are not documented, so every column of every row is searched: a column named like the flag
  *    (`supports_mid_convo_system_messages`), or a JSON text that carries the key; the route is the
@@ -22,6 +25,8 @@ export interface PdSessionRow {
   providerId: string | null;
   modelId: string | null;
   projectId: string | null;
+  /** The project's folder (`projects.path`), null when the session has none or the table is missing. */
+  projectPath: string | null;
 }
 
 /** Totals of one session's `turns` rows (tokens). */
@@ -105,9 +110,15 @@ function readRows(db: Database, out: PiDesktopDb): void {
   if (!tables.has('sessions')) diag('table `sessions` is missing: no titles or session models (not a PI-Desktop index database, or a partial one)');
   else {
     const cols = columns('sessions');
+    const projects = new Map<string, string>();
+    if (tables.has('projects')) {
+      const pc = columns('projects');
+      if (pc.has('id') && pc.has('path')) for (const r of rows(db, 'SELECT id, path FROM projects')) if (str(r.id) && str(r.path)) projects.set(str(r.id)!, str(r.path)!);
+    }
     for (const r of rows(db, `SELECT id, ${pick(cols, 'title')}, ${pick(cols, 'provider_id')}, ${pick(cols, 'model_id')}, ${pick(cols, 'project_id')} FROM sessions`)) {
       const id = str(r.id);
-      if (id) out.sessions.set(id, { title: str(r.title), providerId: str(r.provider_id), modelId: str(r.model_id), projectId: str(r.project_id) });
+      const projectId = str(r.project_id);
+      if (id) out.sessions.set(id, { title: str(r.title), providerId: str(r.provider_id), modelId: str(r.model_id), projectId, projectPath: projectId !== null ? (projects.get(projectId) ?? null) : null });
     }
   }
   if (tables.has('turns')) {

@@ -65,7 +65,7 @@ export async function piDesktopRef(file: string, explicit: boolean): Promise<Ses
     id: h.data.sessionId,
     title: row?.title ?? null,
     firstPrompt,
-    project: null,
+    project: row?.projectPath ?? null,
     mtimeMs: st.mtimeMs,
     size: st.size,
     parentId: null,

@@ -4,7 +4,8 @@
  * claiming its files, the verbatim spec sample named alone, and the CLI on the data dir.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import initSqlJs from 'sql.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../../src/cli/main.js';
@@ -15,13 +16,41 @@ import { ANTHROPIC, HOME, MIDCONVO, SETTLE } from './helpers.js';
 const env = { PI_DESKTOP_DATA_DIR: resolve(HOME) };
 
 describe('PI-Desktop in the host registry', () => {
-  it('discovers the three transcripts in $PI_DESKTOP_DATA_DIR/sessions (not the revisions file), with titles from pi.sqlite', async () => {
+  it('discovers the three transcripts in $PI_DESKTOP_DATA_DIR/sessions (not the revisions file), with titles and project folders from pi.sqlite', async () => {
     const refs = (await discoverSessions({ env, home: '/nohome' })).filter((r) => r.host === 'pi-desktop');
-    assert.deepEqual(refs.map((r) => [r.id, r.title, r.firstPrompt]).sort(), [
-      [SETTLE, 'Parser delegation', 'Find where the parser lives; delegate the exploration.'],
-      [MIDCONVO, 'Lexer delegate (flash)', 'Explore the lexer in a delegate.'],
-      [ANTHROPIC, 'Parser review (Sonnet)', 'Delegate a review of the parser.'],
+    assert.deepEqual(refs.map((r) => [r.id, r.title, r.firstPrompt, r.project]).sort(), [
+      [SETTLE, 'Parser delegation', 'Find where the parser lives; delegate the exploration.', '/home/dev/work/parser'],
+      [MIDCONVO, 'Lexer delegate (flash)', 'Explore the lexer in a delegate.', '/home/dev/work/parser'],
+      [ANTHROPIC, 'Parser review (Sonnet)', 'Delegate a review of the parser.', '/home/dev/work/parser'],
     ].sort());
+  });
+
+  it('a pi.sqlite without a `projects` table (or a session without project_id): no project, titles still read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pidesktop-noproj-'));
+    try {
+      cpSync(resolve(HOME), dir, { recursive: true });
+      const SQL = await initSqlJs();
+      const edit = async (sql: string, params: string[] = []) => {
+        const db = new SQL.Database(readFileSync(join(dir, 'pi.sqlite')));
+        db.run(sql, params);
+        writeFileSync(join(dir, 'pi.sqlite'), db.export());
+        db.close();
+        const refs = (await discoverSessions({ env: { PI_DESKTOP_DATA_DIR: dir }, home: '/nohome' })).filter((r) => r.host === 'pi-desktop');
+        return refs.map((r) => [r.title, r.project]).sort();
+      };
+      assert.deepEqual(await edit('UPDATE sessions SET project_id = NULL WHERE id = ?', [MIDCONVO]), [
+        ['Lexer delegate (flash)', null],
+        ['Parser delegation', '/home/dev/work/parser'],
+        ['Parser review (Sonnet)', '/home/dev/work/parser'],
+      ]);
+      assert.deepEqual(await edit('DROP TABLE projects'), [
+        ['Lexer delegate (flash)', null],
+        ['Parser delegation', null],
+        ['Parser review (Sonnet)', null],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds ~/.pi-desktop when the variable is unset', async () => {
