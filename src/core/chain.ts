@@ -86,8 +86,13 @@ export const COPY_BLOCK: unique symbol = Symbol('prefix-lens.copyBlock');
 
 /** One block in a prefix chain. `depth` counts blocks from the start (1-based). */
 export class BlockNode {
-  /** Ancestors at 2^i levels above this node (jump[0] = prev); used to find divergence in O(log n). */
-  private readonly jump: BlockNode[];
+  /**
+   * An ancestor further up (skew-binary jump pointer, Myers 1983: its depth depends only on this
+   * node's depth), null for a first node. With `prev` it reaches any ancestor, and the divergence
+   * of two chains, in O(log n) steps, at one pointer per node (an array of 2^i ancestors per node
+   * was a tenth of a long session's heap).
+   */
+  private readonly jump: BlockNode | null;
   /** H through this node as a 32-character binary string, once computed. */
   private digest: string | undefined;
   private hex: string | undefined;
@@ -128,12 +133,9 @@ export class BlockNode {
     }
     this.bytesThrough = (prev ? prev.bytesThrough : 0) + this.size;
     this.lastMarked = block.breakpoint ? this : (prev?.lastMarked ?? null);
-    this.jump = [];
-    let up = prev;
-    for (let i = 0; up; i++) {
-      this.jump.push(up);
-      up = up.jump[i] ?? null;
-    }
+    // Jump twice as far as the parent does when its two jumps span equal distances, else to the parent.
+    const pj = prev?.jump ?? null;
+    this.jump = prev && pj && pj.jump && prev.depth - pj.depth === pj.depth - pj.jump.depth ? pj.jump : prev;
   }
 
   /**
@@ -187,14 +189,16 @@ export class BlockNode {
     return new BlockNode(this.prev, block, this);
   }
 
+  /** The jump pointer (see `jump`), for commonDepth. */
+  get jumpNode(): BlockNode | null {
+    return this.jump;
+  }
+
   /** The ancestor (or self) at `depth` (1-based); null when depth < 1 or > this.depth. */
   at(depth: number): BlockNode | null {
     if (depth < 1 || depth > this.depth) return null;
     let n: BlockNode = this;
-    let diff = n.depth - depth;
-    for (let i = 0; diff > 0; i++, diff >>= 1) {
-      if (diff & 1) n = n.jump[i];
-    }
+    while (n.depth > depth) n = n.jump!.depth >= depth ? n.jump! : n.prev!;
     return n;
   }
 }
@@ -213,7 +217,8 @@ export function chainOf(blocks: Iterable<Block>, start: BlockNode | null = null)
 
 /**
  * Length in blocks of the longest content-equal prefix of two chains (0 when the first blocks
- * differ). Shared nodes short-cut; otherwise hashes are compared with binary lifting, O(log n).
+ * differ). Shared nodes short-cut; otherwise hashes are compared down the jump pointers, O(log n)
+ * steps.
  */
 export function commonDepth(a: BlockNode | null, b: BlockNode | null): number {
   if (!a || !b) return 0;
@@ -221,18 +226,23 @@ export function commonDepth(a: BlockNode | null, b: BlockNode | null): number {
   let x = a.at(d)!;
   let y = b.at(d)!;
   if (x === y || equalHash(x, y)) return d;
-  // Invariant: x and y differ; find the deepest equal ancestors.
-  for (let i = 31; i >= 0; i--) {
-    const step = 1 << i;
-    if (step >= x.depth) continue;
-    const xa = x.at(x.depth - step)!;
-    const ya = y.at(y.depth - step)!;
-    if (xa !== ya && !equalHash(xa, ya)) {
-      x = xa;
-      y = ya;
+  // Invariant: x and y are at the same depth and differ (so do all their descendants compared).
+  // Their jump pointers land at the same depth (it depends on the depth only): take the jump when
+  // the targets still differ, else one step up, until the parents are equal.
+  for (;;) {
+    const xj = x.jumpNode;
+    const yj = y.jumpNode;
+    if (xj && yj && xj !== yj && !equalHash(xj, yj)) {
+      x = xj;
+      y = yj;
+      continue;
     }
+    const xp = x.prev;
+    const yp = y.prev;
+    if (!xp || !yp || xp === yp || equalHash(xp, yp)) return x.depth - 1;
+    x = xp;
+    y = yp;
   }
-  return x.depth - 1;
 }
 
 /** Nodes carrying a cache breakpoint, newest first. */

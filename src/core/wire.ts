@@ -268,7 +268,7 @@ export class BlockBuilder {
 export function messageBlocks(item: number, path: string, message: Record<string, unknown>, origin?: string): Block[] {
   const role = typeof message.role === 'string' ? message.role : typeof message.type === 'string' ? message.type : '';
   const content = message.content;
-  if (!Array.isArray(content) || content.length === 0) return [new MessageBlock(item, path, undefined, role, origin, '', message, '')];
+  if (!Array.isArray(content) || content.length === 0) return [new MessageBlock(item, path, -1, -1, role, origin, '', message, '')];
   let pre = '{';
   let post = ']';
   let seen = false;
@@ -285,6 +285,10 @@ export function messageBlocks(item: number, path: string, message: Record<string
   }
   pre += '"content":[';
   post += '}';
+  // Flat strings: the concatenations above are trees of pieces (a rope node per `+`), which a
+  // block would otherwise keep for the whole session.
+  pre = flat(pre);
+  post = flat(post);
   const last = content.length - 1;
   const out: Block[] = [];
   const shown = Math.min(content.length, MAX_BLOCKS_PER_MESSAGE);
@@ -292,10 +296,10 @@ export function messageBlocks(item: number, path: string, message: Record<string
     if (j === shown - 1 && shown < content.length) {
       // The rest of an oversized content array is one block: its elements joined by commas, as
       // the wire reader's block over the same bytes.
-      out.push(new MessageBlock(item, `${path}.content[${j}…${last}]`, j === 0 ? path : undefined, role, origin, j === 0 ? pre : '', content.slice(j), post, true));
+      out.push(new MessageBlock(item, path, j, last, role, origin, j === 0 ? pre : '', content.slice(j), post, true));
       break;
     }
-    out.push(new MessageBlock(item, `${path}.content[${j}]`, j === 0 ? path : undefined, role, origin, j === 0 ? pre : '', content[j], j === last ? post : ''));
+    out.push(new MessageBlock(item, path, j, j, role, origin, j === 0 ? pre : '', content[j], j === last ? post : ''));
   }
   return out;
 }
@@ -314,11 +318,34 @@ const VALUE = Symbol('value');
 const TAIL = Symbol('tail');
 /** Set on a block standing for several content elements (GROUP_TEXT). */
 const GROUP = Symbol('group');
+/**
+ * Where a MessageBlock's `path` is derived from (so a block keeps no path string of its own):
+ * MESSAGE = the message's path; FIRST..LAST = the content elements it stands for (-1: the whole
+ * message).
+ */
+const MESSAGE = Symbol('message');
+const FIRST = Symbol('first');
+const LAST = Symbol('last');
+
+/**
+ * `s` as one flat string: reading a character makes V8 flatten a concatenation in place, so the
+ * pieces it was built from can be collected.
+ */
+function flat(s: string): string {
+  if (s.length) s.charCodeAt(0);
+  return s;
+}
 
 interface Parts {
   [HEAD]: string;
   [VALUE]: unknown;
   [TAIL]: string;
+}
+
+interface PathParts {
+  [MESSAGE]: string;
+  [FIRST]: number;
+  [LAST]: number;
 }
 
 /**
@@ -341,6 +368,17 @@ const GROUP_TEXT: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
 };
+/** `path`: built on each access from the message path and the element range (see MESSAGE). */
+const PATH: PropertyDescriptor = {
+  get(this: PathParts): string {
+    const first = this[FIRST];
+    if (first < 0) return this[MESSAGE];
+    const last = this[LAST];
+    return last === first ? `${this[MESSAGE]}.content[${first}]` : `${this[MESSAGE]}.content[${first}…${last}]`;
+  },
+  enumerable: true,
+  configurable: true,
+};
 const BYTES: PropertyDescriptor = {
   get(this: Block): Uint8Array {
     return Buffer.from(this.text!, 'utf8');
@@ -355,21 +393,31 @@ const BYTES: PropertyDescriptor = {
  */
 class MessageBlock implements Block {
   readonly segment = 'messages';
+  declare readonly path: string;
   declare startPath?: string;
   declare role?: string;
   declare origin?: string;
   declare breakpoint?: CacheBreakpoint;
   declare readonly text: string;
   declare readonly bytes: Uint8Array;
+  readonly [MESSAGE]: string;
+  readonly [FIRST]: number;
+  readonly [LAST]: number;
   readonly [HEAD]: string;
   readonly [VALUE]: unknown;
   readonly [TAIL]: string;
   declare readonly [GROUP]?: true;
 
+  /**
+   * @param message path of the message, e.g. `messages[4]`
+   * @param first index of the first content element the block stands for, -1 for the whole message
+   * @param last index of the last one (= first for one element)
+   */
   constructor(
     readonly item: number,
-    readonly path: string,
-    startPath: string | undefined,
+    message: string,
+    first: number,
+    last: number,
     role: string,
     origin: string | undefined,
     head: string,
@@ -377,11 +425,16 @@ class MessageBlock implements Block {
     tail: string,
     group = false,
   ) {
+    this[MESSAGE] = message;
+    this[FIRST] = first;
+    this[LAST] = last;
     this[HEAD] = head;
     if (group) this[GROUP] = true;
     this[VALUE] = value;
     this[TAIL] = tail;
-    if (startPath) this.startPath = startPath;
+    Object.defineProperty(this, 'path', PATH);
+    // The first element's bytes begin at the message (its envelope is folded in).
+    if (first === 0) this.startPath = message;
     Object.defineProperty(this, 'text', group ? GROUP_TEXT : TEXT);
     Object.defineProperty(this, 'bytes', BYTES);
     if (role) this.role = role;
@@ -390,7 +443,7 @@ class MessageBlock implements Block {
 
   /** The same block (same parts, still lazy), breakpoint included. */
   [COPY_BLOCK](): Block {
-    const b = new MessageBlock(this.item, this.path, this.startPath, this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP] === true);
+    const b = new MessageBlock(this.item, this[MESSAGE], this[FIRST], this[LAST], this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP] === true);
     if (this.breakpoint) b.breakpoint = this.breakpoint;
     return b;
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { append, chainOf, commonDepth, markedNodes } from '../../../src/core/chain.js';
+import fc from 'fast-check';
+import { append, chainOf, commonDepth, markedNodes, type BlockNode } from '../../../src/core/chain.js';
 import type { Block } from '../../../src/core/model.js';
 
 const block = (text: string, item = 0, breakpoint = false): Block => ({
@@ -47,5 +48,50 @@ describe('prefix chains', () => {
   it('lists breakpoint-carrying nodes newest first', () => {
     const tail = chainOf([block('h', 0, true), block('m1', 1), block('m2', 2, true), block('m3', 3)])!;
     assert.deepEqual(markedNodes(tail).map((n) => n.depth), [3, 1]);
+  });
+
+  it('finds ancestors and common depths as a walk over every node does (jump pointers), on branching chains', () => {
+    // A tree of chains: each new chain forks an earlier one at some depth and appends its own blocks
+    // (some equal in content to the other branch's, so equal hashes on distinct nodes count too).
+    const naiveAt = (n: BlockNode, depth: number) => {
+      let x: BlockNode | null = n;
+      while (x && x.depth > depth) x = x.prev;
+      return x;
+    };
+    const naiveCommon = (a: BlockNode, b: BlockNode) => {
+      const x = naiveAt(a, Math.min(a.depth, b.depth))!;
+      const y = naiveAt(b, Math.min(a.depth, b.depth))!;
+      const pathA: BlockNode[] = [];
+      const pathB: BlockNode[] = [];
+      for (let n: BlockNode | null = x; n; n = n.prev) pathA.unshift(n);
+      for (let n: BlockNode | null = y; n; n = n.prev) pathB.unshift(n);
+      let d = 0;
+      while (d < pathA.length && pathA[d].hashKey === pathB[d].hashKey) d++;
+      return d;
+    };
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ from: fc.nat(), at: fc.nat(), len: fc.integer({ min: 1, max: 90 }), text: fc.integer({ min: 0, max: 3 }) }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat()), { minLength: 1, maxLength: 20 }),
+        (forks, queries) => {
+          const tails: BlockNode[] = [];
+          for (const f of forks) {
+            const base = tails.length ? tails[f.from % tails.length] : null;
+            let n = base ? naiveAt(base, f.at % (base.depth + 1)) : null;
+            for (let i = 0; i < f.len; i++) n = append(n, block(`b${(n?.depth ?? 0) + 1}-${(i + f.text) % 4 === 0 ? f.text : 'same'}`));
+            tails.push(n!);
+          }
+          for (const [i, j, d] of queries) {
+            const a = tails[i % tails.length];
+            const b = tails[j % tails.length];
+            const depth = (d % (a.depth + 2)) - 0;
+            assert.equal(a.at(depth), depth < 1 || depth > a.depth ? null : naiveAt(a, depth));
+            assert.equal(commonDepth(a, b), naiveCommon(a, b));
+            assert.equal(commonDepth(b, a), naiveCommon(a, b));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
