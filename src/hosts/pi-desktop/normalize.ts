@@ -305,6 +305,11 @@ class ShapeEncoder {
   private sysBefore: boolean[] = [false];
   /** Chain node after each message of `wrapped` (same length once built). */
   private nodes: Array<BlockNode | null> = [];
+  /**
+   * The blocks of each message of `wrapped`, with the message and index offset they were built
+   * for: a head change re-hashes the conversation after it, but its blocks stay the same.
+   */
+  private blocks: Array<{ w: Wrapped; offset: number; blocks: Block[] }> = [];
 
   constructor(private readonly shape: SystemShape) {}
 
@@ -360,9 +365,15 @@ class ShapeEncoder {
     this.head = head;
     const offset = anthropic || !sys.length ? 0 : 1;
     let node: BlockNode | null = i ? this.nodes[i - 1] : head;
+    this.blocks.length = Math.min(this.blocks.length, this.wrapped.length);
     for (let j = i; j < this.wrapped.length; j++) {
       const w = this.wrapped[j];
-      for (const b of messageBlocks(j, `messages[${j + offset}]`, w.obj, w.origin)) node = new BlockNode(node, b);
+      let built = this.blocks[j];
+      if (!built || built.w !== w || built.offset !== offset) {
+        built = { w, offset, blocks: messageBlocks(j, `messages[${j + offset}]`, w.obj, w.origin) };
+        this.blocks[j] = built;
+      }
+      for (const b of built.blocks) node = new BlockNode(node, b);
       this.nodes.push(node);
     }
     const last = this.wrapped[this.wrapped.length - 1];
