@@ -23,7 +23,7 @@ import { analyzeSession } from '../core/analyze.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { readLines } from '../hosts/lines.js';
 import { CAPTURE_JOINED, openRef, type SessionRef } from '../hosts/registry.js';
-import { captureRoots, captureStamp } from '../hosts/capturejoin.js';
+import { captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
@@ -83,8 +83,11 @@ export interface Identity {
   captures: string | null;
 }
 
-/** SHA-256 (hex) of the first and last CHECK_BYTES of a file, or null when it cannot be read. */
-async function contentCheck(path: string, size: number): Promise<{ head: string; tail: string } | null> {
+/**
+ * SHA-256 (hex) of the first and last CHECK_BYTES of a file, and the session start its head shows
+ * (capturejoin.ts headStartMs, for the capture stamp), or null when it cannot be read.
+ */
+async function contentCheck(path: string, size: number): Promise<{ head: string; tail: string; startMs: number | null } | null> {
   try {
     const fh = await open(path, 'r');
     try {
@@ -92,8 +95,9 @@ async function contentCheck(path: string, size: number): Promise<{ head: string;
       const buf = Buffer.alloc(n);
       await fh.read(buf, 0, n, 0);
       const head = createHash('sha256').update(buf).digest('hex');
+      const startMs = headStartMs(buf);
       await fh.read(buf, 0, n, Math.max(0, size - n));
-      return { head, tail: createHash('sha256').update(buf).digest('hex') };
+      return { head, tail: createHash('sha256').update(buf).digest('hex'), startMs };
     } finally {
       await fh.close();
     }
@@ -104,10 +108,10 @@ async function contentCheck(path: string, size: number): Promise<{ head: string;
 
 /** The identity of a ref as it is on disk now; null when the file cannot be checked (then never cached). */
 export async function identityOf(ref: SessionRef, rules: ProviderRules): Promise<Identity | null> {
-  const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(process.env), ref.parentId) : null;
-  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules: rulesHash(rules), key: ref.key, host: ref.host, captures };
+  const captures = (startMs: number | null) => (CAPTURE_JOINED.has(ref.host) ? captureStamp(ref.id, ref.mtimeMs, captureRoots(process.env), ref.parentId, startMs) : Promise.resolve(null));
+  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules: rulesHash(rules), key: ref.key, host: ref.host };
   if (ref.stamp !== undefined) {
-    return { ...base, size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
+    return { ...base, captures: await captures(ref.startMs ?? null), size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
   }
   let st;
   try {
@@ -118,7 +122,7 @@ export async function identityOf(ref: SessionRef, rules: ProviderRules): Promise
   if (!st.isFile()) return null;
   const check = await contentCheck(ref.path, st.size);
   if (!check) return null;
-  return { ...base, size: st.size, mtimeMs: st.mtimeMs, stamp: null, ...check };
+  return { ...base, captures: await captures(check.startMs), size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
 }
 
 const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];

@@ -12,8 +12,9 @@
  *  3. it was sent within the session's time window (first request − 15 min … last + 5 min), on a
  *     model the session used, and its first message is byte-identical to the first message of one
  *     of the session's requests (the transcript's messages are rebuilt as sent), or
- *  4. it lies, in its folder, between two bodies taken by 1–3 with nothing in between that was
- *     refused (a summary or retry the transcript has no entry for), same window and model.
+ *  4. it lies, in its folder, between two bodies taken by 1–3, in a run of refused bodies (a
+ *     summary or retry the transcript has no entry for), same window and model, none of them
+ *     sent with a session header and no two of them with the same first message.
  * Rule 3 and 4 keep another session's bodies out of a shared day folder: a body of another
  * conversation has another first message, and its neighbours are that conversation's.
  */
@@ -116,6 +117,18 @@ async function hashFirstMessage(file: string): Promise<string | null> {
   }
 }
 
+/** True when no two bodies of `run` have the same (known) first message. */
+async function distinctFirstMessages(run: Entry[]): Promise<boolean> {
+  const seen = new Set<string>();
+  for (const e of run) {
+    const h = await bodyFirstMessageHash(e);
+    if (h === null) continue;
+    if (seen.has(h)) return false;
+    seen.add(h);
+  }
+  return true;
+}
+
 /** The UTC days (`YYYY-MM-DD`) from `fromMs` to `toMs`. */
 function daysBetween(fromMs: number, toMs: number): string[] {
   const out: string[] = [];
@@ -164,14 +177,16 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
           state.set(e, h !== null && firstMessages().has(h));
         }
       }
-      // 4: runs of refused bodies between two taken ones, none of them sent with another session's header.
+      // 4: runs of refused bodies between two taken ones, none of them sent with another session's
+      // header, and no two of them with the same first message (that is another conversation of
+      // its own, e.g. a session resumed after others ran: its summaries and retries are one-offs).
       const seq = entries.filter((e) => state.has(e));
       for (let i = 1; i < seq.length; i++) {
         if (state.get(seq[i]) || !state.get(seq[i - 1])) continue;
         let j = i;
         while (j < seq.length && !state.get(seq[j])) j++;
         const run = seq.slice(i, j);
-        if (j < seq.length && run.every((e) => !e.sessionId)) for (const e of run) state.set(e, true);
+        if (j < seq.length && run.every((e) => !e.sessionId) && (await distinctFirstMessages(run))) for (const e of run) state.set(e, true);
         i = j;
       }
       for (const e of entries) if (state.get(e)) taken.push(e);
@@ -185,18 +200,43 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
 }
 
 /**
- * What the join looked at for a ref, as a cache stamp: the mtimes of the ref's (and its parent's) session folder and
- * of the day folders of its last modification and the day before (a body saved after the
- * transcript's last write changes them), per root. Null when no root exists.
+ * What the join can look at for a ref, as a cache stamp: the mtimes of the ref's (and its
+ * parent's) session folder and of every day folder from the session's start (`startMs`, when
+ * known, else the day before its last modification) − 15 min to its last modification + 5 min,
+ * per root, absent folders left out (so a folder that appears changes the stamp too). The join's
+ * own window (first request − 15 min … last request + 5 min) lies inside: a session starts before
+ * its first request and its transcript (or row) is last written after its last request; a body
+ * saved after the analysis changes its folder's mtime. Null when no root exists.
+ * @param startMs session start, ms since epoch (the transcript's first timestamp, OpenCode's
+ *   `time_created`), or null
  */
-export async function captureStamp(id: string, mtimeMs: number, roots: string[], parentId: string | null = null): Promise<string | null> {
+export async function captureStamp(id: string, mtimeMs: number, roots: string[], parentId: string | null = null, startMs: number | null = null): Promise<string | null> {
+  const from = Math.min(startMs ?? Infinity, mtimeMs - 86_400_000) - BEFORE_MS;
+  const days = daysBetween(from, mtimeMs + AFTER_MS);
   const parts: string[] = [];
   for (const root of roots) {
-    const names = [folderName(id, 0), ...(parentId ? [folderName(parentId, 0)] : []), folderName(null, mtimeMs - 86_400_000), folderName(null, mtimeMs)];
+    const names = [folderName(id, 0), ...(parentId ? [folderName(parentId, 0)] : []), ...days];
     for (const n of names) {
       const st = await stat(join(root, n)).catch(() => null);
       if (st) parts.push(`${root}/${n}:${st.mtimeMs}`);
     }
   }
   return parts.length ? parts.join('|') : null;
+}
+
+/** ISO times in `"timestamp":"…"` members (Pi, Claude Code and Codex transcript lines). */
+const TIMESTAMP = /"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]{1,40})"/g;
+
+/**
+ * The earliest `"timestamp"` ISO time in the head of a transcript (bytes from its start), ms since
+ * epoch, or null when there is none: where a JSONL session starts, for captureStamp.
+ */
+export function headStartMs(head: Uint8Array): number | null {
+  const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
+  let lo: number | null = null;
+  for (const m of text.matchAll(TIMESTAMP)) {
+    const t = Date.parse(m[1]);
+    if (Number.isFinite(t) && (lo === null || t < lo)) lo = t;
+  }
+  return lo;
 }

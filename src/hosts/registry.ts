@@ -59,6 +59,8 @@ export interface SessionRef {
   size: number;
   /** Parent session id (OpenCode child sessions), else null. */
   parentId: string | null;
+  /** Session start, ms since epoch, when the listing knows it without reading the session (OpenCode `time_created`); the capture stamp's window starts there. */
+  startMs?: number;
   /**
    * Content identity within a shared `path` (OpenCode: row counts and latest update times of the
    * session's messages and parts). Absent for file-per-session hosts.
@@ -201,7 +203,7 @@ const opencode: HostEntry = {
     if (explicit ? !/\.(db|sqlite)$/.test(name) : !/^opencode(-.+)?\.db$/.test(name)) return null;
     return openCodeRefsAt(path);
   },
-  open: (ref) => openOpenCodeRef(ref),
+  open: (ref, opts) => openOpenCodeRef(ref, { requestsDir: opts?.requestsDir }),
   watchRoots(opts) {
     if (opts.paths?.opencode) return opts.paths.opencode;
     return [locateOpenCode({ HOME: opts.home, ...opts.env }).dataDir];
@@ -463,11 +465,11 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
 }
 
 /** Hosts whose transcripts the capture join applies to (their readers take captured bodies). */
-export const CAPTURE_JOINED: ReadonlySet<HostId> = new Set<HostId>(['pi', 'claude-code', 'codex']);
+export const CAPTURE_JOINED: ReadonlySet<HostId> = new Set<HostId>(['pi', 'claude-code', 'codex', 'opencode']);
 
 /**
  * Reads one ref with its host's reader; times and token counts are checked at this boundary
- * (numbers.ts). Without `requestsDir`, a Pi, Claude Code or Codex session whose bodies the capture
+ * (numbers.ts). Without `requestsDir`, a Pi, Claude Code, Codex or OpenCode session whose bodies the capture
  * proxy saved (capture roots of `opts.env`, see capturejoin.ts) is read again with them: wire
  * evidence, with an info diagnostic naming how many bodies were joined from where.
  */

@@ -6,6 +6,11 @@
 // that machine paths inside the database and the request bodies are the same on every machine
 // without rewriting the database; git dates are fixed so project ids are stable; the provider
 // port only appears in request headers and is replaced by `<port>` there.
+// CAPTURE=1: the capture proxy (`prefix-lens capture`, the repository's dist/cli.js) sits between
+// OpenCode and the provider (the providers' `options.baseURL` name the proxy); it saves what it
+// forwarded into OUTDIR/captures/ (its own layout: one `session-<x-session-id>` folder per
+// session) and the recording fails unless those are exactly the bytes the provider received.
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,6 +24,8 @@ const LOCK = `${LAB}.lock`;
 const OC = path.join(HERE, 'node_modules', 'opencode-ai', 'bin', 'opencode.exe');
 const RUN_TIMEOUT_MS = 240_000;
 const T0 = Date.now();
+const CAPTURE = process.env.CAPTURE === '1';
+const CLI = path.join(HERE, '..', '..', '..', 'dist', 'cli.js');
 
 class Failure extends Error {}
 const log = (msg) => console.log(`[record-opencode ${((Date.now() - T0) / 1000).toFixed(0).padStart(3)}s] ${msg}`);
@@ -200,8 +207,13 @@ function takeLock() {
   throw new Failure(`cannot take ${LOCK}`);
 }
 
+/** The port OpenCode is pointed at (the provider's, or the capture proxy's with CAPTURE=1), and the provider's. */
 let PORT = 0;
+let PROVIDER_PORT = 0;
+/** Replaces the ephemeral ports by `<port>` (the provider already writes `127.0.0.1:<port>` for its own Host header). */
+const ports = (text) => text.split(`127.0.0.1:${PORT}`).join('127.0.0.1:<port>').split(`127.0.0.1:${PROVIDER_PORT}`).join('127.0.0.1:<port>');
 async function main() {
+  if (CAPTURE && !fs.existsSync(CLI)) throw new Failure(`CAPTURE=1 needs ${CLI} (npm run build)`);
   if (!fs.existsSync(OC)) throw new Failure(`${OC} is missing: run \`npm ci\` in ${HERE}`);
   const version = (await exec(OC, ['--version'], { label: 'opencode --version', cwd: HERE })).stdout.trim();
   if (version !== VERSION) throw new Failure(`opencode --version says ${version}, expected ${VERSION} (npm ci in ${HERE})`);
@@ -222,8 +234,22 @@ async function main() {
   provider.stderr.pipe(providerLog);
   for (let i = 0; i < 100 && !fs.existsSync(portFile); i++) await sleep(50);
   if (!fs.existsSync(portFile)) throw new Failure('fake provider did not start (see runs/provider.log in the lab)');
-  PORT = Number(fs.readFileSync(portFile, 'utf8'));
+  PROVIDER_PORT = PORT = Number(fs.readFileSync(portFile, 'utf8'));
   log(`fake provider on 127.0.0.1:${PORT}; lab ${LAB}`);
+  let proxy = null;
+  if (CAPTURE) {
+    // OpenCode is pointed at the proxy, which forwards to the provider (PORT = the proxy's port).
+    const child = start(process.execPath, [CLI, 'capture', '--port', '0', '--upstream', `http://127.0.0.1:${PROVIDER_PORT}`, '--out', path.join(LAB, 'captures'), '--quiet']);
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += d));
+    for (let i = 0; i < 200 && !/listening on http:\/\/127\.0\.0\.1:\d+/.test(text); i++) await sleep(50);
+    const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+    if (!m) throw new Failure(`the capture proxy did not start:\n${text}`);
+    PORT = Number(m[1]);
+    proxy = { child, output: () => text };
+    log(`capture proxy on 127.0.0.1:${PORT}`);
+  }
 
   const proj = await makeProject('proj');
   const v1 = await makeProject('proj-phux-v1', { plugin: [`file://${path.join(LAB, 'plugins', 'phux-v1.mjs')}`] });
@@ -302,6 +328,17 @@ async function main() {
   fs.copyFileSync(`${DB}-wal`, path.join(walDir, 'opencode.db-wal'));
   await stop(serve, 'opencode serve');
   await stop(provider, 'fake provider');
+  if (proxy) {
+    await stop(proxy.child, 'capture proxy');
+    if (/warning/.test(proxy.output())) throw new Failure(`the capture proxy reported problems:\n${proxy.output()}`);
+    const sha = (f) => createHash('sha256').update(fs.readFileSync(f)).digest('hex');
+    const caps = path.join(LAB, 'captures');
+    const got = fs.readdirSync(caps).flatMap((d) => fs.readdirSync(path.join(caps, d)).filter((f) => f.endsWith('.body.json')).map((f) => sha(path.join(caps, d, f)))).sort();
+    const reqs = path.join(LAB, 'requests');
+    const want = fs.readdirSync(reqs).filter((f) => f.endsWith('.body.json')).map((f) => sha(path.join(reqs, f))).sort();
+    if (got.length !== want.length || got.some((h, i) => h !== want[i])) throw new Failure(`the capture proxy saved ${got.length} bodies, not byte-identical to the ${want.length} the provider received`);
+    log(`the capture proxy saved all ${got.length} bodies byte for byte`);
+  }
 
   // ---- checkpoint: the last connection's close folds the WAL into opencode.db
   if (fs.existsSync(`${DB}-wal`) && fs.statSync(`${DB}-wal`).size > 0) {
@@ -317,7 +354,23 @@ async function main() {
   fs.mkdirSync(path.join(OUT, 'wal'), { recursive: true });
   fs.copyFileSync(DB, path.join(OUT, 'opencode.db'));
   for (const f of ['opencode.db', 'opencode.db-wal']) fs.copyFileSync(path.join(walDir, f), path.join(OUT, 'wal', f));
-  for (const f of requests) fs.copyFileSync(path.join(LAB, 'requests', f), path.join(OUT, 'requests', f));
+  for (const f of requests) {
+    let data = fs.readFileSync(path.join(LAB, 'requests', f));
+    if (CAPTURE && f.endsWith('.meta.json')) data = Buffer.from(ports(data.toString('utf8')));
+    fs.writeFileSync(path.join(OUT, 'requests', f), data);
+  }
+  if (CAPTURE) {
+    // The proxy's folders; its port and the provider's replaced in the metas (bodies untouched).
+    const caps = path.join(LAB, 'captures');
+    for (const d of fs.readdirSync(caps)) {
+      fs.mkdirSync(path.join(OUT, 'captures', d), { recursive: true });
+      for (const f of fs.readdirSync(path.join(caps, d))) {
+        let data = fs.readFileSync(path.join(caps, d, f));
+        if (f.endsWith('.meta.json')) data = Buffer.from(ports(data.toString('utf8')));
+        fs.writeFileSync(path.join(OUT, 'captures', d, f), data);
+      }
+    }
+  }
   const metas = requests.filter((f) => f.endsWith('.meta.json')).map((f) => ({ file: f, ...JSON.parse(fs.readFileSync(path.join(LAB, 'requests', f), 'utf8')) }));
   const childSessions = {};
   for (const m of metas) {
@@ -376,7 +429,7 @@ scripted fleet (one fleet step per turn).
 | \`wal/opencode.db\` + \`wal/opencode.db-wal\` | copied while \`opencode serve\` was still running: the manual compaction and the turn after it exist only in the WAL |
 | \`requests/NNN-<kind>.body.json\` | every request body byte for byte (kind: agent, title, summary) |
 | \`requests/NNN-<kind>.meta.json\` | url, headers (secrets redacted, port replaced), api, scripted reply, synthetic usage |
-| \`sessions.json\` | scenario → root session id; child → parent session id |
+| \`sessions.json\` | scenario → root session id; child → parent session id |${CAPTURE ? '\n| \`captures/session-<id>/NNNNNN-<api>.body.json + .meta.json\` | CAPTURE=1: what the capture proxy saved (byte-identical to \`requests/\`), its meta with credentials redacted, ports replaced |' : ''}
 
 | scenario | session id | requests (NNN kind) | what |
 | --- | --- | --- | --- |

@@ -22,6 +22,8 @@ import type { Diagnostic, Session } from '../../core/model.js';
 import type { SessionRef } from '../registry.js';
 import { KNOWN_APIS, inferApis, normalizeSession, type OpenCodeApi } from './normalize.js';
 import { openSqlite, readJsonStore, readTables, rows, type StoredSession } from './read.js';
+import { withWire } from './wire.js';
+import type { RequestSource } from '../wirematch.js';
 
 /** A database kept open for per-session reads, identified by the size and mtime of it and its WAL. */
 interface OpenStore {
@@ -113,6 +115,7 @@ export async function listSqliteSessions(file: string): Promise<SessionRef[]> {
       mtimeMs: updated,
       size,
       parentId: typeof info.parent_id === 'string' ? info.parent_id : null,
+      ...(typeof info.time_created === 'number' ? { startMs: info.time_created } : {}),
       stamp: '',
     });
   };
@@ -188,6 +191,7 @@ export async function listJsonSessions(storage: string): Promise<SessionRef[]> {
         mtimeMs: typeof time.updated === 'number' ? time.updated : mtimeMs,
         size,
         parentId: typeof info.parentID === 'string' ? info.parentID : null,
+        ...(typeof time.created === 'number' ? { startMs: time.created } : {}),
         stamp: `json:${names.length}:${mtimeMs}:${names[names.length - 1] ?? ''}`,
       });
     }
@@ -247,10 +251,12 @@ function list(dir: string): string[] {
 }
 
 /**
- * Reads and normalizes the one session a ref names (reconstructed evidence).
+ * Reads and normalizes the one session a ref names: reconstructed evidence, or wire evidence for
+ * the requests whose bodies `requestsDir` holds (index.ts withWire; the capture join passes the
+ * session's captured body files).
  * Never throws for bad content: when the session is gone, one empty session carries the reason.
  */
-export async function openOpenCodeRef(ref: SessionRef): Promise<Session[]> {
+export async function openOpenCodeRef(ref: SessionRef, opts: { requestsDir?: RequestSource } = {}): Promise<Session[]> {
   let stored: StoredSession[];
   let storeDiagnostics: Diagnostic[] = [];
   let apisOf: () => Map<string, OpenCodeApi>;
@@ -274,11 +280,13 @@ export async function openOpenCodeRef(ref: SessionRef): Promise<Session[]> {
   const local = inferApis(stored);
   const providers = new Set(stored.flatMap((x) => x.messages.filter((m) => m.info.role === 'assistant').map((m) => (m.info as { providerID: string }).providerID)));
   const apis = [...providers].every((p) => Boolean(ownGet(KNOWN_APIS, p))) ? local : apisOf();
-  return stored.map((x) => {
+  const recons = stored.map((x) => {
     const r = normalizeSession(x, { apis });
     r.session.diagnostics.unshift(...storeDiagnostics.filter((d) => d.file === r.session.path || d.file.startsWith(`${r.session.path}-`)));
-    return r.session;
+    return r;
   });
+  if (opts.requestsDir !== undefined) await withWire(recons, opts.requestsDir);
+  return recons.map((r) => r.session);
 }
 
 function statSafe(p: string) {

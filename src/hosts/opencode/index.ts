@@ -15,20 +15,21 @@ import type { Diagnostic, Session } from '../../core/model.js';
 import { locateOpenCode } from './locate.js';
 import { inferApis, normalizeSession, type OpenCodeApi } from './normalize.js';
 import { readJsonStore, readSqliteStore, type StoreRead, type StoredSession } from './read.js';
-import { applyWire, readOpenCodeBodies } from './wire.js';
+import { withWire } from './wire.js';
+import type { RequestSource } from '../wirematch.js';
 
 export { locateOpenCode, openCodeDataDir, type OpenCodeLocation } from './locate.js';
 export { readSqliteStore, readJsonStore, type StoredSession, type StoredMessage, type StoredPart, type StoreRead } from './read.js';
 export { normalizeSession, filterCompacted, toModelMessages, usageOf, inferApis, HEAD_NOTE, type OpenCodeApi, type Reconstruction } from './normalize.js';
-export { readOpenCodeBodies, applyWire, type OpenCodeBody } from './wire.js';
+export { readOpenCodeBodies, applyWire, withWire, type OpenCodeBody } from './wire.js';
 export { applyWal, type WalApplied } from './wal.js';
 
 /** Options of `readOpenCode`. */
 export interface ReadOpenCodeOptions {
   /** Environment for `opencode:<id>` (locates the data dir); defaults to `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Folder of captured request bodies (`NNN-<kind>.body.json` + `.meta.json`): wire mode. */
-  requestsDir?: string;
+  /** Captured request bodies: a folder (`NNN-<kind>.body.json` + `.meta.json`) or body files in send order (the capture join): wire mode. */
+  requestsDir?: RequestSource;
   /** Read only this session. */
   session?: string;
   /** Wire API per provider id, when the stored data does not tell (custom providers). */
@@ -101,45 +102,7 @@ export async function readOpenCode(pathOrDir: string, opts: ReadOpenCodeOptions 
   }
   const orphans = storeDiagnostics.filter((d) => !attached.has(d));
 
-  if (opts.requestsDir) {
-    const wireDiagnostics: Diagnostic[] = [];
-    let bodies;
-    try {
-      bodies = await readOpenCodeBodies(opts.requestsDir, wireDiagnostics);
-    } catch (e) {
-      const message = `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed`;
-      for (const r of recons) r.session.diagnostics.push({ file: opts.requestsDir, line: 1, severity: 'error', message });
-      const sessions = recons.map((r) => r.session);
-      if (orphans.length) sessions.push(unattached(target, orphans));
-      return sessions;
-    }
-    const providers = new Map<string, string>();
-    for (const r of recons) for (const q of r.session.requests) if (!providers.has(`${q.api}\u0000${q.model}`)) providers.set(`${q.api}\u0000${q.model}`, q.provider);
-    const single = recons.length === 1;
-    const bodyByFile = new Map(bodies.map((b) => [b.file, b] as const));
-    const ids = new Set(recons.map((r) => r.session.id));
-    // A body's problems go to its session; those of a body whose session is unknown (its meta is
-    // unreadable) or not read here go to every session, like the folder's own problems.
-    const ownerOf = (d: Diagnostic): string | null => {
-      const b = bodyByFile.get(d.file.replace(/\.meta\.json$/, '.body.json'));
-      if (!b) return null;
-      if (b.sessionId && ids.has(b.sessionId)) return b.sessionId;
-      return !b.sessionId && single ? recons[0].session.id : null;
-    };
-    for (const r of recons) {
-      r.session.diagnostics.push(...wireDiagnostics.filter((d) => {
-        const owner = ownerOf(d);
-        return owner === null || owner === r.session.id;
-      }));
-      applyWire(r, bodies, single, opts.requestsDir, providers);
-    }
-    // Bodies that belong to none of these sessions (another data dir, another host) are not mixed in.
-    const foreign = bodies.filter((b) => (b.sessionId ? !ids.has(b.sessionId) : !single));
-    if (foreign.length === bodies.length && bodies.length) {
-      const message = `none of the ${bodies.length} captured bodies in ${opts.requestsDir} belongs to a session here; ignored (requests reconstructed from the database)`;
-      for (const r of recons) r.session.diagnostics.push({ file: opts.requestsDir, line: 0, severity: 'error', message });
-    }
-  }
+  if (opts.requestsDir) await withWire(recons, opts.requestsDir);
   const sessions = recons.map((r) => r.session);
   if (orphans.length) sessions.push(unattached(target, orphans));
   return sessions;

@@ -5,20 +5,24 @@
  * Input: a folder of `NNN-<kind>.body.json` (body bytes as sent; name order = send order) with
  * optional sibling `NNN-<kind>.meta.json` as scripts/record/opencode/fake-provider.mjs writes
  * them (`kind` agent | title | summary, `api`, `headers` with OpenCode's `x-session-id`, and the
- * provider's `usage`). Without a meta, the kind comes from OpenCode's system prompts (title
- * generator, context summarization agent) and the session is the only one read.
+ * provider's `usage`), or body files in send order from the capture proxy's folders (the capture
+ * join, src/hosts/capturejoin.ts: `NNN-<api>` names, the proxy's meta with `api`, `sessionId` and
+ * the redacted `headers`). Without a kind in the meta, the kind comes from OpenCode's system
+ * prompts (title generator, context summarization agent); without a session id the body belongs
+ * to the only session read.
  *
  * Matching (per session, by order within kind, reference/opencode.md §1.3: one request ↔ one
  * assistant message): the i-th agent body of a session ↔ its i-th reconstructed agent request,
  * skipping a body whose message count differs when the next body fits (a provider-level retry
- * sends the same body twice for one message); summaries likewise. Title bodies have no stored
+ * sends the same body twice for one message), and a request whose message count differs when the
+ * body fits the next request (its body was not captured: it stays reconstructed, with a note);
+ * summaries likewise. Title bodies have no stored
  * message: they become requests of kind `title` with the usage of the capture meta.
  * The phux context of a V2 plugin lives in the system prompt, which OpenCode does not store: each
  * body's system text yields a `context` event with placement `head` (the stream analysis folds
  * identical re-sends); a compaction body's hook checkpoint yields one with placement `tail`.
  */
-import { readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest, Session, TranscriptEvent } from '../../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
@@ -26,6 +30,7 @@ import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, readRegularFile } from '../files.js';
 import { readMetaObject } from '../meta.js';
 import { findContextMessages, PHUX_COMPACTION_HOOK_PREFIX } from '../../phux/context.js';
+import { bodyFiles, sourceLabel, type RequestSource } from '../wirematch.js';
 import type { Reconstruction } from './normalize.js';
 
 /** One captured body. */
@@ -50,15 +55,12 @@ const TITLE_MARK = 'You are a title generator';
 const SUMMARY_MARK = 'context summarization agent';
 
 /**
- * Reads a folder of captured bodies in name order. Never throws for bad content (diagnostics);
- * throws only when the folder cannot be listed.
+ * Reads captured bodies in send order (a folder: name order; a list: as given). Never throws for
+ * bad content (diagnostics); throws only when a folder cannot be listed.
  */
-export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[]): Promise<OpenCodeBody[]> {
-  const names = (await readdir(dir)).filter((f) => f.endsWith('.body.json')).sort();
+export async function readOpenCodeBodies(src: RequestSource, diagnostics: Diagnostic[]): Promise<OpenCodeBody[]> {
   const out: OpenCodeBody[] = [];
-  for (const [i, name] of names.entries()) {
-    const file = join(dir, name);
-    const m = /^(\d+)-/.exec(name);
+  for (const { file, n } of await bodyFiles(src)) {
     let bytes: Uint8Array | undefined;
     try {
       bytes = new Uint8Array(await readRegularFile(file, FILE_LIMITS.body));
@@ -67,12 +69,13 @@ export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[])
     }
     const meta = await readMetaObject(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
     const headers = (meta?.headers && typeof meta.headers === 'object' ? meta.headers : {}) as Record<string, unknown>;
+    const sessionId = typeof headers['x-session-id'] === 'string' ? headers['x-session-id'] : meta?.sessionHeader === 'x-session-id' && typeof meta.sessionId === 'string' ? meta.sessionId : undefined;
     const body: OpenCodeBody = {
       file,
-      n: m ? Number(m[1]) : i + 1,
+      n,
       kind: 'agent',
       api: 'openai-completions',
-      sessionId: typeof headers['x-session-id'] === 'string' ? headers['x-session-id'] : undefined,
+      sessionId: sessionId || undefined,
       messages: 0,
       systemText: '',
       promptText: '',
@@ -106,6 +109,53 @@ export async function readOpenCodeBodies(dir: string, diagnostics: Diagnostic[])
     out.push(body);
   }
   return out;
+}
+
+/**
+ * Wire mode for sessions read together: their reconstructed requests replaced by the captured
+ * bodies that are theirs (wire.ts applyWire). A body with OpenCode's `x-session-id` goes to that
+ * session; one without goes to the only session when just one is read, else to none. A body's
+ * problems go to its session, those of bodies of no session read here to every session.
+ * Never throws: a source that cannot be listed is an error diagnostic on every session (requests
+ * stay reconstructed).
+ */
+export async function withWire(recons: Reconstruction[], src: RequestSource): Promise<void> {
+  const label = sourceLabel(src);
+  const wireDiagnostics: Diagnostic[] = [];
+  let bodies;
+  try {
+    bodies = await readOpenCodeBodies(src, wireDiagnostics);
+  } catch (e) {
+    const message = `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed`;
+    for (const r of recons) r.session.diagnostics.push({ file: label, line: 1, severity: 'error', message });
+    return;
+  }
+  const providers = new Map<string, string>();
+  for (const r of recons) for (const q of r.session.requests) if (!providers.has(`${q.api}\u0000${q.model}`)) providers.set(`${q.api}\u0000${q.model}`, q.provider);
+  const single = recons.length === 1;
+  const bodyByFile = new Map(bodies.map((b) => [b.file, b] as const));
+  const ids = new Set(recons.map((r) => r.session.id));
+  // A body's problems go to its session; those of a body whose session is unknown (its meta is
+  // unreadable) or not read here go to every session, like the folder's own problems.
+  const ownerOf = (d: Diagnostic): string | null => {
+    const b = bodyByFile.get(d.file.replace(/\.meta\.json$/, '.body.json'));
+    if (!b) return null;
+    if (b.sessionId && ids.has(b.sessionId)) return b.sessionId;
+    return !b.sessionId && single ? recons[0].session.id : null;
+  };
+  for (const r of recons) {
+    r.session.diagnostics.push(...wireDiagnostics.filter((d) => {
+      const owner = ownerOf(d);
+      return owner === null || owner === r.session.id;
+    }));
+    applyWire(r, bodies, single, label, providers);
+  }
+  // Bodies that belong to none of these sessions (another data dir, another host) are not mixed in.
+  const foreign = bodies.filter((b) => (b.sessionId ? !ids.has(b.sessionId) : !single));
+  if (foreign.length === bodies.length && bodies.length && typeof src === 'string') {
+    const message = `none of the ${bodies.length} captured bodies in ${label} belongs to a session here; ignored (requests reconstructed from the database)`;
+    for (const r of recons) r.session.diagnostics.push({ file: label, line: 0, severity: 'error', message });
+  }
 }
 
 /** Text of a JSON block: strings and `text`/`content` members, in order. */
@@ -144,10 +194,12 @@ export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single:
     const rs = recon.requests.map((r, i) => ({ r, i })).filter((x) => x.r.request.kind === kind);
     const bs = mine.filter((b) => b.kind === kind && b.wire);
     let j = 0;
-    for (const { r, i } of rs) {
+    for (const [k, { r, i }] of rs.entries()) {
       if (j >= bs.length) break;
       // A retried attempt: skip a body whose message count differs when the next one fits.
       if (kind === 'agent' && bs[j].messages !== r.messages && bs[j + 1]?.messages === r.messages) j++;
+      // A request whose body was not captured: the next body fits the next request, not this one.
+      else if (bs[j].messages !== r.messages && rs[k + 1]?.r.messages === bs[j].messages) continue;
       pos.set(bs[j], i);
       j++;
     }
