@@ -44,15 +44,15 @@ describe('output cache (--json bytes as printed)', () => {
     this.timeout(60_000);
     const fresh = await run('--no-cache', 'test/fixtures');
     assert.equal(fresh.code, 0, fresh.err);
-    assert.equal(JSON.parse(fresh.out).sessions.length, 25);
+    assert.equal(JSON.parse(fresh.out).sessions.length, 31);
     assert.equal(outFiles().length, 0, '--no-cache writes nothing');
     const cold = await run('test/fixtures');
     const files = outFiles();
     // One entry per ref: 2 DSH logs, 2 Claude Code files (one with its session and a sub-agent's;
     // the auto-compaction recording), 4 Codex rollouts (main; parent, sub-agent, fork), 6 OpenCode
-    // sessions (one database), 2 Pi, 2 Pi recorded through the capture proxy, 3 PI-Desktop
-    // transcripts (each with its sub-agent).
-    assert.equal(files.length, 21);
+    // sessions (one database) and 6 recorded through the capture proxy (another), 2 Pi, 2 Pi
+    // recorded through the capture proxy, 3 PI-Desktop transcripts (each with its sub-agent).
+    assert.equal(files.length, 27);
     const warm = await run('test/fixtures');
     assert.equal(cold.out, fresh.out);
     assert.equal(warm.out, fresh.out);

@@ -24,7 +24,9 @@ describe('--json streaming', () => {
   it('analyzes every session below the inputs once (the second input names one already seen)', () => {
     assert.deepEqual(all.map((s) => [s.host, s.requests.length]), [
       ['botharness', 2], ['botharness', 1], ['claude-code', 12], ['claude-code', 1], ['claude-code', 4], ['codex', 9], ['codex', 4], ['codex', 1], ['codex', 2],
-      ['opencode', 6], ['opencode', 5], ['opencode', 1], ['opencode', 9], ['opencode', 8], ['opencode', 5], ['pi', 8], ['pi', 13],
+      ['opencode', 6], ['opencode', 5], ['opencode', 1], ['opencode', 9], ['opencode', 8], ['opencode', 5],
+      ['opencode', 6], ['opencode', 5], ['opencode', 1], ['opencode', 9], ['opencode', 8], ['opencode', 5], // test/fixtures/opencode-capture (its captures are not joined: env {} names no capture folder with them)
+      ['pi', 8], ['pi', 13],
       ['pi', 8], ['pi', 13], // test/fixtures/pi-capture
       ['pi-desktop', 10], ['pi-desktop', 1], ['pi-desktop', 3], ['pi-desktop', 1], ['pi-desktop', 3], ['pi-desktop', 1],
     ]);

@@ -20,7 +20,7 @@ describe('worker threads', () => {
     };
     const single = await run('0', '--no-cache');
     const report = JSON.parse(single) as Report;
-    assert.deepEqual(report.sessions.map((s) => s.requests.length), [2, 1, 12, 1, 4, 9, 4, 1, 2, 6, 5, 1, 9, 8, 5, 8, 13, 8, 13, 10, 1, 3, 1, 3, 1]); // BotHarness (DSH), Claude Code (main + sub-agent, auto-compaction), Codex (main; parent, sub-agent, fork), OpenCode, Pi, Pi through the capture proxy, PI-Desktop (3 sessions, each with its sub-agent)
+    assert.deepEqual(report.sessions.map((s) => s.requests.length), [2, 1, 12, 1, 4, 9, 4, 1, 2, 6, 5, 1, 9, 8, 5, 6, 5, 1, 9, 8, 5, 8, 13, 8, 13, 10, 1, 3, 1, 3, 1]); // BotHarness (DSH), Claude Code (main + sub-agent, auto-compaction), Codex (main; parent, sub-agent, fork), OpenCode, OpenCode through the capture proxy (reconstructed here), Pi, Pi through the capture proxy, PI-Desktop (3 sessions, each with its sub-agent)
     assert.equal(await run('2', '--no-cache'), single);
     assert.equal(await run('2'), single); // cold cache (written by the workers)
     assert.equal(await run('2'), single); // warm
