@@ -14,18 +14,34 @@
  * identity and per block its byte length, request count and whether nothing was readable (the
  * CLI's exit code needs it). The trailer is read first; a file whose sizes do not add up, whose
  * trailer does not parse or whose identity differs is ignored (and rewritten on the next miss).
+ *
+ * Node builtins only (no parser): the CLI's warm entry (src/cli/warm.ts) copies entries with it
+ * without loading the analysis bundle.
  */
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { defaultRules, type ProviderRules } from '../core/rules.js';
 import type { SessionRef } from '../hosts/registry.js';
-import { entryFile, identityOf, sameIdentity, type Identity } from './results.js';
+import { entryFile, identityWithRules, sameIdentity, type Identity } from './identity.js';
 
 /** Width of the trailer-length field (decimal digits). */
 const LEN_DIGITS = 16;
 /** Bytes read per chunk when copying a block. */
 const CHUNK = 1024 * 1024;
+/** Bytes read per chunk when a block is copied as bytes (no line split: fewer, larger reads). */
+const BYTES_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * The `--json` document around the session blocks (JsonReportWriter in src/cli/pipeline.ts writes
+ * it; the warm entry writes it around copied blocks): each is printed as one line, i.e. followed by
+ * a newline. Between two sessions the previous one's SESSION_END gets a comma.
+ */
+export const DOC_START = '{\n  "version": 1,\n  "sessions": [';
+/** The closing line of a session in the document. */
+export const SESSION_END = '    }';
+export const DOC_END = '  ]\n}';
+/** The whole document when there are no sessions. */
+export const DOC_EMPTY = '{\n  "version": 1,\n  "sessions": []\n}';
 
 /** One session's block in an output entry. */
 export interface OutputBlock {
@@ -51,10 +67,10 @@ export function outputFile(cacheDir: string, key: string): string {
 /**
  * The output entry of `ref` when it is valid for the ref as it is on disk now, else null (never
  * throws: a missing, corrupt or stale entry is a miss).
- * @param id the ref's identity when the caller already has it
+ * @param opts.id the ref's identity now (results.ts identityOf, identity.ts identityWithRules); null: a miss
  */
-export async function cachedOutput(ref: SessionRef, opts: { cacheDir: string; rules?: ProviderRules; id?: Identity | null }): Promise<CachedOutput | null> {
-  const id = opts.id !== undefined ? opts.id : await identityOf(ref, opts.rules ?? defaultRules);
+export async function cachedOutput(ref: Pick<SessionRef, 'key'>, opts: { cacheDir: string; id: Identity | null }): Promise<CachedOutput | null> {
+  const id = opts.id;
   if (!id) return null;
   const file = outputFile(opts.cacheDir, ref.key);
   try {
@@ -108,6 +124,18 @@ export async function copyBlock(
   const end = at + out.blocks[index].bytes;
   const fh = await open(out.file, 'r');
   try {
+    if (writeBytes) {
+      // Bytes as they are: each chunk read into a buffer of its own (a stream may keep it until it is flushed).
+      while (at < end) {
+        const chunk = Buffer.allocUnsafeSlow(Math.min(BYTES_CHUNK, end - at));
+        const { bytesRead } = await fh.read(chunk, 0, chunk.length, at);
+        if (bytesRead === 0) throw new Error(`${out.file}: cut short`);
+        at += bytesRead;
+        await writeBytes(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      }
+      if (out.blocks[index].bytes && !(await endsWithNewline(fh, end))) throw new Error(`${out.file}: block does not end with a line break`);
+      return;
+    }
     const buf = Buffer.allocUnsafe(CHUNK);
     let carry: Buffer | null = null;
     while (at < end) {
@@ -123,14 +151,18 @@ export async function copyBlock(
         continue;
       }
       if (nl + 1 < chunk.length) carry = Buffer.from(chunk.subarray(nl + 1));
-      // A stream may keep the buffer it was given until it is flushed: bytes go out as a copy.
-      if (writeBytes) await writeBytes(Buffer.from(chunk.subarray(0, nl + 1)));
-      else await write(chunk.toString('utf8', 0, nl));
+      await write(chunk.toString('utf8', 0, nl));
     }
     if (carry?.length) throw new Error(`${out.file}: block does not end with a line break`);
   } finally {
     await fh.close();
   }
+}
+
+async function endsWithNewline(fh: Awaited<ReturnType<typeof open>>, end: number): Promise<boolean> {
+  const b = Buffer.alloc(1);
+  await fh.read(b, 0, 1, end - 1);
+  return b[0] === 0x0a;
 }
 
 /**
@@ -146,11 +178,11 @@ export class OutputEntryWriter {
   private readonly blocks: OutputBlock[] = [];
   private current = 0;
 
+  /** @param id the ref's identity before it was read (the entry is stored only if the ref still has it at `commit`) */
   constructor(
     private readonly ref: SessionRef,
     private readonly id: Identity,
     private readonly cacheDir: string,
-    private readonly rules: ProviderRules = defaultRules,
   ) {
     const file = outputFile(cacheDir, ref.key);
     this.tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -183,7 +215,7 @@ export class OutputEntryWriter {
     if (!this.failed) this.out.write(`${trailer}${String(len).padStart(LEN_DIGITS, '0')}\n`);
     await new Promise<void>((ok) => this.out.end(ok));
     try {
-      const after = await identityOf(this.ref, this.rules);
+      const after = await identityWithRules(this.ref, this.id.rules);
       if (this.failed || !after || !sameIdentity(after, this.id)) throw new Error('not stored');
       await rename(this.tmp, outputFile(this.cacheDir, this.ref.key));
     } catch {

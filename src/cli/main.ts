@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { analyzeRefCached, cachedReports, defaultCacheDir, identityOf, type Identity } from '../cache/results.js';
+import { rulesHash, type RefIdentityFields } from '../cache/identity.js';
 import { cachedOutput, OutputEntryWriter } from '../cache/output.js';
 import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
@@ -21,6 +22,7 @@ import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers
 import { JsonReportWriter, refResults, sessionReports, unreadable, type Input } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
+import { treeStamp, warmPaths, writeManifest } from './warm.js';
 
 const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR | --captures DIR] [--json] [--html FILE] [--no-cache] [--watch]
@@ -205,7 +207,7 @@ export async function main(
   const savedCaptureDirs = process.env.PREFIX_LENS_CAPTURE_DIRS;
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   try {
-    return await run(command, args, out, err, root, rawOut, rawBytes);
+    return await run(command, args, out, err, root, rawOut, rawBytes, warmPaths(argv, process.cwd()));
   } finally {
     if (savedCaptureDirs === undefined) delete process.env.PREFIX_LENS_CAPTURE_DIRS;
     else process.env.PREFIX_LENS_CAPTURE_DIRS = savedCaptureDirs;
@@ -222,7 +224,8 @@ async function run(
   err: (s: string) => void,
   root: string,
   rawOut: (s: string) => void,
-  rawBytes?: (b: Uint8Array) => void,
+  rawBytes: ((b: Uint8Array) => void) | undefined,
+  warm: string[] | null,
 ): Promise<number> {
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
@@ -310,8 +313,15 @@ async function run(
       (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (json ? start().analyze(ref, true) : start().analyze(ref));
     return { analyze, ahead: n };
   };
+  // A run the warm entry can answer next time (warm.ts): what discovery can see is stamped
+  // before it looks; the manifest is written after the output entries.
+  const trees = warm && !noCache ? warm.map(treeStamp) : null;
+  const printed: RefIdentityFields[] = [];
+  let direct = false;
   try {
     for await (const item of refResults(inputs, { env: process.env, onError, analyzeRef, parallel, cachedOutput: lookupOutput })) {
+      if (item.ref) printed.push({ host: item.ref.host, key: item.ref.key, path: item.ref.path, id: item.ref.id, mtimeMs: item.ref.mtimeMs, parentId: item.ref.parentId, stamp: item.ref.stamp, startMs: item.ref.startMs });
+      else direct = true;
       if ('output' in item) {
         for (let i = 0; i < item.output.blocks.length; i++) {
           count++;
@@ -369,7 +379,12 @@ async function run(
     return failed.length ? 1 : 0;
   }
   if (html && !(await html.end(count))) return 2;
-  if (json) await json.end();
+  if (json) {
+    await json.end();
+    if (warm && trees?.every((t) => t !== null) && !direct && errors === 0 && printed.length) {
+      writeManifest(cacheDir, { rules: rulesHash(defaultRules), paths: warm, trees: trees as string[], refs: printed });
+    }
+  }
   else if (html?.toStdout) {
     // The HTML went to stdout: no table around it.
   } else if (!count) out('no sessions found');
@@ -382,8 +397,11 @@ async function run(
   return count === unreadableCount && (errors > 0 || unreadableCount > 0) ? 2 : 0;
 }
 
-if (isAnalysisWorker()) workerMain();
-else if (require.main === module) {
+/**
+ * Runs the CLI as a process: arguments from `process.argv`, output to stdout/stderr, the exit code
+ * set (dist/cli.js calls it when its warm entry cannot answer, src/cli/entry.ts).
+ */
+export function cli(): void {
   // A closed pipe (`prefix-lens analyze | head`) ends the output, not the program with a stack trace.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -406,3 +424,5 @@ else if (require.main === module) {
   );
 }
 
+if (isAnalysisWorker()) workerMain();
+else if (require.main === module) cli();

@@ -10,7 +10,7 @@ import { openSessions } from '../hosts/open.js';
 import { openRef, releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
-import { copyBlock, type CachedOutput } from '../cache/output.js';
+import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
 export interface Input {
@@ -190,8 +190,6 @@ export function* sessionJsonLines(s: SessionReport, pad: string): Generator<stri
   yield `${pad}}`;
 }
 
-/** The closing line of a session in the document (sessionJsonLines with pad 4 ends with it). */
-const SESSION_END = '    }';
 /** Characters gathered before a chunk is written (fewer, larger writes: one syscall per line was a tenth of a run). */
 const FLUSH_CHARS = 64 * 1024;
 
@@ -218,7 +216,7 @@ export class JsonReportWriter {
   private async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.write('{\n  "version": 1,\n  "sessions": [');
+    await this.write(DOC_START);
   }
 
   /**
@@ -282,11 +280,11 @@ export class JsonReportWriter {
   /** Writes the last session's end and closes the document. */
   async end(): Promise<void> {
     if (!this.started) {
-      await this.write('{\n  "version": 1,\n  "sessions": []\n}');
+      await this.write(DOC_EMPTY);
       return;
     }
     if (this.pending !== null) await this.write(this.pending);
     this.pending = null;
-    await this.write('  ]\n}');
+    await this.write(DOC_END);
   }
 }

@@ -20,28 +20,17 @@
  */
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { defaultCaptureDir, folderName } from '../capture/store.js';
+import { folderName } from '../capture/store.js';
 import type { LlmRequest, Session } from '../core/model.js';
 import { parseWireBody } from '../core/wire.js';
 import { FILE_LIMITS, readRegularFile } from './files.js';
 import { readMetaObject } from './meta.js';
+import { AFTER_MS, BEFORE_MS, daysBetween } from './capturestamp.js';
 
-/** Time window around a session's requests, ms: a request is sent before its transcript entry is written. */
-const BEFORE_MS = 15 * 60 * 1000;
-const AFTER_MS = 5 * 60 * 1000;
-
-/**
- * The capture roots for an environment: `PREFIX_LENS_CAPTURE_DIRS` (`:`-separated; set by
- * `analyze --captures DIR`), else the proxy's default `$XDG_STATE_HOME/prefix-lens/captures`.
- * `PREFIX_LENS_CAPTURE_DIRS=` (empty) turns the join off.
- */
-export function captureRoots(env: NodeJS.ProcessEnv, home: string = homedir()): string[] {
-  const v = env.PREFIX_LENS_CAPTURE_DIRS;
-  if (v !== undefined) return v.split(':').filter(Boolean);
-  return [defaultCaptureDir(env, home)];
-}
+// The roots, the join's time window and the cache stamp live in capturestamp.ts (no parser: the
+// CLI's warm entry checks cache identities with it).
+export { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs } from './capturestamp.js';
 
 /** What the join needs of one saved body (from its meta; the body itself only for rule 3). */
 interface Entry {
@@ -129,13 +118,6 @@ async function distinctFirstMessages(run: Entry[]): Promise<boolean> {
   return true;
 }
 
-/** The UTC days (`YYYY-MM-DD`) from `fromMs` to `toMs`. */
-function daysBetween(fromMs: number, toMs: number): string[] {
-  const out: string[] = [];
-  for (let t = Date.UTC(new Date(fromMs).getUTCFullYear(), new Date(fromMs).getUTCMonth(), new Date(fromMs).getUTCDate()); t <= toMs && out.length < 400; t += 86_400_000) out.push(folderName(null, t));
-  return out;
-}
-
 /**
  * The captured body files of the sessions of one ref (a main session and its sub-agents), in send
  * order (receive time, then folder and number). Empty when there are none (or no root exists).
@@ -197,46 +179,4 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
     .filter((e) => !seen.has(e.file) && seen.add(e.file))
     .sort((a, b) => (a.receivedAtMs ?? 0) - (b.receivedAtMs ?? 0) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
     .map((e) => e.file);
-}
-
-/**
- * What the join can look at for a ref, as a cache stamp: the mtimes of the ref's (and its
- * parent's) session folder and of every day folder from the session's start (`startMs`, when
- * known, else the day before its last modification) − 15 min to its last modification + 5 min,
- * per root, absent folders left out (so a folder that appears changes the stamp too). The join's
- * own window (first request − 15 min … last request + 5 min) lies inside: a session starts before
- * its first request and its transcript (or row) is last written after its last request; a body
- * saved after the analysis changes its folder's mtime. Null when no root exists.
- * @param startMs session start, ms since epoch (the transcript's first timestamp, OpenCode's
- *   `time_created`), or null
- */
-export async function captureStamp(id: string, mtimeMs: number, roots: string[], parentId: string | null = null, startMs: number | null = null): Promise<string | null> {
-  const from = Math.min(startMs ?? Infinity, mtimeMs - 86_400_000) - BEFORE_MS;
-  const days = daysBetween(from, mtimeMs + AFTER_MS);
-  const parts: string[] = [];
-  for (const root of roots) {
-    const names = [folderName(id, 0), ...(parentId ? [folderName(parentId, 0)] : []), ...days];
-    for (const n of names) {
-      const st = await stat(join(root, n)).catch(() => null);
-      if (st) parts.push(`${root}/${n}:${st.mtimeMs}`);
-    }
-  }
-  return parts.length ? parts.join('|') : null;
-}
-
-/** ISO times in `"timestamp":"…"` members (Pi, Claude Code and Codex transcript lines). */
-const TIMESTAMP = /"timestamp"\s*:\s*"(\d{4}-\d\d-\d\dT[^"]{1,40})"/g;
-
-/**
- * The earliest `"timestamp"` ISO time in the head of a transcript (bytes from its start), ms since
- * epoch, or null when there is none: where a JSONL session starts, for captureStamp.
- */
-export function headStartMs(head: Uint8Array): number | null {
-  const text = Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('latin1');
-  let lo: number | null = null;
-  for (const m of text.matchAll(TIMESTAMP)) {
-    const t = Date.parse(m[1]);
-    if (Number.isFinite(t) && (lo === null || t < lo)) lo = t;
-  }
-  return lo;
 }

@@ -16,7 +16,7 @@ import type { Session } from '../core/model.js';
 import { botharnessRef, dshHome, listDshLogs, logOfSessionDir, readBotHarnessSession, releaseBotHarnessDbs } from './botharness/index.js';
 import { readCaptureSession } from './capture/index.js';
 import type { RequestSource } from './wirematch.js';
-import { capturedBodiesFor, captureRoots } from './capturejoin.js';
+import { CAPTURE_JOINED, capturedBodiesFor, captureRoots } from './capturejoin.js';
 import { checkSessionNumbers } from './numbers.js';
 import { locateOpenCode } from './opencode/locate.js';
 import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, releaseOpenCodeStores } from './opencode/discover.js';
@@ -464,8 +464,7 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
   return findSessions(arg);
 }
 
-/** Hosts whose transcripts the capture join applies to (their readers take captured bodies). */
-export const CAPTURE_JOINED: ReadonlySet<HostId> = new Set<HostId>(['pi', 'claude-code', 'codex', 'opencode']);
+export { CAPTURE_JOINED } from './capturestamp.js';
 
 /**
  * Reads one ref with its host's reader; times and token counts are checked at this boundary

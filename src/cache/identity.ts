@@ -1,0 +1,152 @@
+/**
+ * Identity of a result-cache entry (results.ts) and of its output entry (output.ts): what must
+ * match what is on disk now for an entry to be trusted. Node builtins only (no parser, no zod),
+ * so the CLI's warm entry (src/cli/warm.ts) checks it without loading the analysis bundle.
+ *
+ *  - format, cache version, the analysis code's identity and the provider rules' hash;
+ *  - the ref's key and host;
+ *  - file-per-session hosts: size and mtime of the file, and SHA-256 of its first and last 64 KiB
+ *    (a rewrite that keeps size and mtime, e.g. a restored backup, still misses);
+ *  - sessions inside a shared database (OpenCode): the ref's `stamp`;
+ *  - hosts the capture join applies to: the capture folders' stamp (capturestamp.ts).
+ */
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs } from '../hosts/capturestamp.js';
+import type { SessionRef } from '../hosts/registry.js';
+
+/** Bumped whenever the entry layout changes. */
+export const CACHE_VERSION = 2;
+export const FORMAT = 'prefix-lens-result-cache';
+/** Bytes hashed at each end of a session file for the content check. */
+const CHECK_BYTES = 64 * 1024;
+
+/** The CLI's cache folder: `$XDG_CACHE_HOME/prefix-lens` (absolute only, per the XDG spec) or `~/.cache/prefix-lens`. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  const xdg = env.XDG_CACHE_HOME;
+  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'prefix-lens');
+}
+
+/** The file whose size and mtime stand for the analysis code (see `code`); default: this module's bundle. */
+let codeFile: string = __filename;
+let codeIdentity: string | undefined;
+
+/**
+ * Makes `file` the analysis code whose identity entries carry (the CLI's warm entry: the main
+ * bundle it would load, dist/cli-main.js, not itself). Call before the first identity.
+ */
+export function useCodeOf(file: string): void {
+  codeFile = file;
+  codeIdentity = undefined;
+}
+
+/**
+ * Identity of the analysis code: results of another build are not trusted. The bundle's (or
+ * module's) size and mtime stand for its content (any rebuild changes them).
+ */
+export function code(): string {
+  if (codeIdentity === undefined) {
+    let id = 'unknown';
+    try {
+      const st = statSync(codeFile);
+      id = `${st.size}:${st.mtimeMs}`;
+    } catch {
+      // no file (eval): every run is its own build
+      id = `pid:${process.pid}`;
+    }
+    codeIdentity = id;
+  }
+  return codeIdentity;
+}
+
+const ruleHashes = new WeakMap<object, string>();
+/** Short SHA-256 (hex, 16 digits) of a provider rules object (core/rules.ts ProviderRules), memoized per object. */
+export function rulesHash(rules: object): string {
+  let h = ruleHashes.get(rules);
+  if (!h) ruleHashes.set(rules, (h = createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 16)));
+  return h;
+}
+
+/** What an entry must match (see the module comment). */
+export interface Identity {
+  format: string;
+  version: number;
+  code: string;
+  rules: string;
+  key: string;
+  host: string;
+  size: number | null;
+  mtimeMs: number | null;
+  stamp: string | null;
+  head: string | null;
+  tail: string | null;
+  /** What the capture join looked at (capturestamp.ts captureStamp): new captured bodies invalidate the entry. */
+  captures: string | null;
+}
+
+/**
+ * SHA-256 (hex) of the first and last CHECK_BYTES of a file, and the session start its head shows
+ * (capturestamp.ts headStartMs, for the capture stamp), or null when it cannot be read.
+ */
+async function contentCheck(path: string, size: number): Promise<{ head: string; tail: string; startMs: number | null } | null> {
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const n = Math.min(size, CHECK_BYTES);
+      const buf = Buffer.alloc(n);
+      await fh.read(buf, 0, n, 0);
+      const head = createHash('sha256').update(buf).digest('hex');
+      const startMs = headStartMs(buf);
+      await fh.read(buf, 0, n, Math.max(0, size - n));
+      return { head, tail: createHash('sha256').update(buf).digest('hex'), startMs };
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** What identityOf reads of a ref (a run manifest stores these, src/cli/warm.ts). */
+export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' | 'mtimeMs' | 'parentId' | 'stamp' | 'startMs'>;
+
+/**
+ * The identity of a ref as it is on disk now; null when the file cannot be checked (then never cached).
+ * @param rules the provider rules' hash (rulesHash)
+ * @param env where the capture roots are read from (capturestamp.ts captureRoots)
+ */
+export async function identityWithRules(ref: RefIdentityFields, rules: string, env: NodeJS.ProcessEnv = process.env): Promise<Identity | null> {
+  const captures = (startMs: number | null) =>
+    CAPTURE_JOINED.has(ref.host) ? captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, startMs) : Promise.resolve(null);
+  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host };
+  if (ref.stamp !== undefined) {
+    return { ...base, captures: await captures(ref.startMs ?? null), size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
+  }
+  let st;
+  try {
+    st = statSync(ref.path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  const check = await contentCheck(ref.path, st.size);
+  if (!check) return null;
+  return { ...base, captures: await captures(check.startMs), size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
+}
+
+const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];
+
+/** True when `raw` (an entry's identity as stored) is one of ours and matches `id` field for field. */
+export function sameIdentity(raw: unknown, id: Identity): boolean {
+  if (!raw || typeof raw !== 'object') return false;
+  const e = raw as Partial<Identity>;
+  return FIELDS.every((f) => e[f] === id[f]);
+}
+
+/** File of a ref's entry: named by a hash of its key (keys are paths or ids: not file names). */
+export function entryFile(cacheDir: string, key: string): string {
+  return join(cacheDir, `v${CACHE_VERSION}`, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`);
+}

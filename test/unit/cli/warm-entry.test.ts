@@ -1,0 +1,191 @@
+/**
+ * The warm entry (src/cli/warm.ts, the bin's first bundle): `analyze --json <path>…` answered from
+ * the run manifest and the output cache gives the bytes and exit code of a full run, and never
+ * answers when anything discovery or the analysis could see changed (a grown, rewritten, added,
+ * removed or renamed session, another build, a corrupt or foreign manifest or output entry).
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { outputFile } from '../../../src/cache/output.js';
+import { main } from '../../../src/cli/main.js';
+import { manifestFile, treeStamp, warmJson, warmPaths } from '../../../src/cli/warm.js';
+
+const PI = 'test/fixtures/pi';
+
+describe('warm entry (analyze --json without loading the analysis)', () => {
+  let dir: string;
+  let cacheDir: string;
+  let saved: { cache?: string; state?: string };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'prefix-lens-warm-'));
+    saved = { cache: process.env.XDG_CACHE_HOME, state: process.env.XDG_STATE_HOME };
+    process.env.XDG_CACHE_HOME = join(dir, 'xdg');
+    process.env.XDG_STATE_HOME = join(dir, 'state'); // no capture folders
+    cacheDir = join(dir, 'xdg/prefix-lens');
+    cpSync(PI, join(dir, 'in'), { recursive: true });
+  });
+  afterEach(() => {
+    for (const [k, v] of [['XDG_CACHE_HOME', saved.cache], ['XDG_STATE_HOME', saved.state]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const full = async (...args: string[]) => {
+    const out: string[] = [];
+    const code = await main(['analyze', '--json', ...args], (s) => out.push(s), () => {}, process.cwd());
+    return { code, text: `${out.join('\n')}\n` };
+  };
+  /** The warm entry's answer as the bin would print it, or null. */
+  const warm = async (...args: string[]) => {
+    const parts: Buffer[] = [];
+    const code = await warmJson(['analyze', ...args], {
+      cwd: process.cwd(),
+      env: process.env,
+      cacheDir,
+      sink: { line: (t) => void parts.push(Buffer.from(`${t}\n`)), bytes: (b) => void parts.push(Buffer.from(b)) },
+    });
+    return code === null ? null : { code, text: Buffer.concat(parts).toString('utf8') };
+  };
+  const sessionFiles = (root: string) =>
+    readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
+      .map((e) => join(e.parentPath, e.name))
+      .sort();
+
+  it('answers only analyze --json with paths (no other option, no host: argument, no path)', () => {
+    assert.deepEqual(warmPaths(['analyze', '--json', 'a', '/x/b', 'a'], '/w'), ['/w/a', '/x/b']);
+    assert.deepEqual(warmPaths(['analyze', 'a', '--json'], '/w'), ['/w/a']);
+    assert.equal(warmPaths(['analyze', 'a'], '/w'), null);
+    assert.equal(warmPaths(['analyze', '--json'], '/w'), null);
+    assert.equal(warmPaths(['analyze', '--json', '--no-cache', 'a'], '/w'), null);
+    assert.equal(warmPaths(['analyze', '--json', '--watch', 'a'], '/w'), null);
+    assert.equal(warmPaths(['analyze', '--json', 'pi:019a'], '/w'), null);
+    assert.equal(warmPaths(['check', '--json', 'a'], '/w'), null);
+  });
+
+  it('prints the bytes of a full run (and of a run without cache) for the Pi fixtures, one and several inputs', async () => {
+    const inputs = [[join(dir, 'in')], [join(dir, 'in/long'), join(dir, 'in/main')], [sessionFiles(join(dir, 'in'))[0]]];
+    for (const args of inputs) {
+      assert.equal(await warm('--json', ...args), null, 'no manifest yet');
+      const fresh = await full('--no-cache', ...args);
+      assert.equal(await warm('--json', ...args), null, '--no-cache writes no manifest');
+      const cold = await full(...args);
+      assert.equal(cold.text, fresh.text);
+      const w = await warm('--json', ...args);
+      assert.ok(w, `answered: ${args}`);
+      assert.equal(w.code, 0);
+      assert.equal(w.text, fresh.text);
+      assert.equal(JSON.parse(w.text).sessions.length, args.length === 1 && args[0].endsWith('.jsonl') ? 1 : 2);
+    }
+  });
+
+  it('does not answer once a session grew, was rewritten in place, added, removed or renamed; the next full run makes it answer again', async () => {
+    const root = join(dir, 'in');
+    const [first, second] = sessionFiles(root);
+    const changes: Array<[string, () => void]> = [
+      ['grown', () => appendFileSync(first, '\n')],
+      [
+        'rewritten in place with the same size and mtime',
+        () => {
+          const text = readFileSync(second, 'utf8');
+          const at = text.lastIndexOf('"text":"') + 8;
+          writeFileSync(second, `${text.slice(0, at)}${text[at] === 'X' ? 'Y' : 'X'}${text.slice(at + 1)}`);
+          utimesSync(second, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
+        },
+      ],
+      ['added', () => cpSync(first, join(root, 'main/added.jsonl'))],
+      ['removed', () => rmSync(join(root, 'main/added.jsonl'))],
+      ['renamed', () => renameSync(first, `${first.slice(0, -6)}-moved.jsonl`)],
+      ['a folder added', () => cpSync(join(root, 'main'), join(root, 'main-copy'), { recursive: true })],
+    ];
+    // The rewrite below keeps size, mtime and inode: only the content check (tail SHA-256) can tell.
+    utimesSync(second, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
+    await full(root);
+    assert.ok(await warm('--json', root));
+    for (const [what, change] of changes) {
+      change();
+      assert.equal(await warm('--json', root), null, what);
+      const expected = await full('--no-cache', root);
+      assert.equal((await full(root)).text, expected.text, what);
+      const w = await warm('--json', root);
+      assert.ok(w, `answers again after ${what}`);
+      assert.equal(w.text, expected.text, what);
+    }
+  });
+
+  it('ignores a corrupt or foreign manifest or output entry (a full run rewrites them)', async () => {
+    const root = join(dir, 'in/long');
+    const expected = await full('--no-cache', root);
+    await full(root);
+    const file = manifestFile(cacheDir, [root]);
+    const good = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const bad: unknown[] = [
+      { ...good, code: 'another build' },
+      { ...good, format: 'something else' },
+      { ...good, trees: ['0'.repeat(64)] },
+      { ...good, refs: [] },
+      { ...good, refs: (good.refs as object[]).map((r) => ({ ...r, host: 'opencode' })) },
+      { ...good, paths: ['/elsewhere'] },
+    ];
+    for (const b of [...bad.map((v) => JSON.stringify(v)), '{"format":"prefix-lens-run-manifest"', '']) {
+      writeFileSync(file, b);
+      assert.equal(await warm('--json', root), null, b.slice(0, 80));
+      assert.equal((await full(root)).text, expected.text);
+      assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), good, 'rewritten');
+    }
+    const [session] = sessionFiles(root);
+    const entry = outputFile(cacheDir, session);
+    const text = readFileSync(entry);
+    writeFileSync(entry, text.subarray(0, text.length - 3));
+    assert.equal(await warm('--json', root), null, 'output entry cut short');
+    await full(root);
+    assert.equal((await warm('--json', root))?.text, expected.text);
+  });
+
+  it('exits 2 warm as cold when nothing could be read', async () => {
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, '{"type":"session","version":3,"id":"x"\n');
+    const cold = await full(bad);
+    assert.equal(cold.code, 2);
+    const w = await warm('--json', bad);
+    assert.equal(w?.code, 2);
+    assert.equal(w.text, cold.text);
+  });
+
+  it('stamps what is below a path: names, types, sizes, mtimes; not through symbolic links', () => {
+    const root = join(dir, 'in');
+    const a = treeStamp(root);
+    assert.match(a ?? '', /^[0-9a-f]{64}$/);
+    assert.equal(treeStamp(root), a);
+    writeFileSync(join(root, 'notes.txt'), 'x');
+    assert.notEqual(treeStamp(root), a);
+    assert.equal(treeStamp(join(dir, 'missing')), null);
+    symlinkSync(join(dir, 'in/main'), join(root, 'linked'));
+    assert.equal(treeStamp(root), null, 'a link could point anywhere: no manifest');
+  });
+
+  it('the bin answers a warm run without loading dist/cli-main.js, and loads it for a miss', async function () {
+    this.timeout(60_000);
+    const { execa } = await import('execa'); // ESM-only package
+    const hook = join(dir, 'loaded.cjs');
+    // Reports at exit whether the analysis bundle was loaded.
+    writeFileSync(hook, "process.on('exit', () => process.stderr.write(Object.keys(require.cache).some((f) => f.endsWith('cli-main.js')) ? 'FULL' : 'WARM'));\n");
+    const env = { XDG_CACHE_HOME: join(dir, 'bin-cache'), XDG_STATE_HOME: join(dir, 'state') };
+    const root = join(dir, 'in');
+    const run = (...extra: string[]) => execa('node', ['--require', hook, 'dist/cli.js', 'analyze', '--json', ...extra, root], { env, reject: false });
+    const fresh = await run('--no-cache');
+    assert.equal(fresh.stderr, 'FULL');
+    const cold = await run();
+    assert.equal(cold.stderr, 'FULL');
+    const warmRun = await run();
+    assert.equal(warmRun.stderr, 'WARM');
+    assert.equal(warmRun.exitCode, 0);
+    assert.equal(warmRun.stdout, fresh.stdout);
+    assert.equal(cold.stdout, fresh.stdout);
+    appendFileSync(sessionFiles(root)[0], '\n');
+    assert.equal((await run()).stderr, 'FULL');
+  });
+});
