@@ -11,13 +11,19 @@
  * requests were rebuilt (a new price rate, a reset), every request is judged again. Either way
  * the results are exactly those of a full analysis. A rewritten or truncated file is read again.
  * Other hosts are read again when their file changes.
+ * Captured bodies (the capture join, hosts/capturejoin.ts) are joined as in a full analysis: a Pi
+ * session some of whose bodies the capture proxy saved is read in full with them (wire evidence)
+ * instead of continued, and a change of the capture folders the join can look at (a body saved
+ * after the transcript line it belongs to) is a change of the session too.
  */
 import { statSync } from 'node:fs';
 import { Calibration, SessionJudge, sameTokenModel, totals, type SessionAnalysis } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
-import { openRef, type SessionRef } from '../hosts/registry.js';
+import { capturedBodiesFor, captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
+import { peekFile } from '../hosts/peek.js';
+import { CAPTURE_JOINED, openRef, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
@@ -49,6 +55,12 @@ function identity(path: string): string {
   }
 }
 
+/** The first timestamp in a regular file's first 64 KiB (capturejoin.ts headStartMs), or null. */
+async function headStart(path: string): Promise<number | null> {
+  const p = await peekFile(path, 64 * 1024);
+  return p ? headStartMs(Buffer.from(p.lines.head.join('\n'), 'utf8')) : null;
+}
+
 /** What the live analysis keeps to continue (Pi): the judge after the requests pushed, the fit over them. */
 interface JudgeState {
   judge: SessionJudge;
@@ -59,6 +71,10 @@ interface JudgeState {
 export class LiveAnalysis {
   private pi: PiLiveSession | null = null;
   private seen = '';
+  /** The capture folders' stamp at the last analysis (null: none the join could look at). */
+  private captures: string | null = null;
+  /** Session start for the capture stamp: the file head's first timestamp, or the ref's (OpenCode). */
+  private startMs: number | null = null;
   private state: JudgeState | null = null;
   /** The current report. */
   report!: SessionReport;
@@ -77,15 +93,37 @@ export class LiveAnalysis {
     const a = new LiveAnalysis(ref, opts.rules ?? defaultRules, opts.calibrationLimit);
     if (ref.host === 'pi') a.pi = await PiLiveSession.open(ref.path);
     a.seen = identity(ref.path);
+    a.startMs = ref.startMs ?? (CAPTURE_JOINED.has(ref.host) ? await headStart(ref.path) : null);
+    a.captures = await a.captureStamp();
     a.report = (await a.analyze()).report;
     return a;
   }
 
+  /** The stamp of the capture folders the join can look at for this session (capturejoin.ts captureStamp). */
+  private async captureStamp(): Promise<string | null> {
+    if (!CAPTURE_JOINED.has(this.ref.host)) return null;
+    const roots = captureRoots(process.env);
+    if (!roots.length) return null;
+    let mtimeMs = this.ref.mtimeMs;
+    try {
+      mtimeMs = Math.max(mtimeMs, statSync(this.ref.path).mtimeMs);
+    } catch {
+      // gone: the ref's time
+    }
+    return captureStamp(this.ref.id, mtimeMs, roots, this.ref.parentId, this.startMs);
+  }
+
   /** Analyzes the session as it is now; `continued`: only the requests after the previous report's were judged. */
   private async analyze(): Promise<{ report: SessionReport; continued: boolean }> {
-    const session: Session = this.pi ? this.pi.session() : (await openRef(this.ref))[0];
+    let session: Session = this.pi ? this.pi.session() : (await openRef(this.ref))[0];
+    // A Pi session with captured bodies: read in full with them (openRef joins), not continued.
+    let joined = false;
+    if (this.pi && this.captures !== null && (await capturedBodiesFor([session], captureRoots(process.env))).length) {
+      session = (await openRef(this.ref))[0];
+      joined = true;
+    }
     const st = this.state;
-    if (this.pi && st && this.pi.kept === st.judge.requests.length) {
+    if (this.pi && !joined && st && this.pi.kept === st.judge.requests.length) {
       const appended = session.requests.slice(st.judge.requests.length);
       for (const r of appended) st.calibration.add(r);
       if (sameTokenModel(st.calibration.model(), st.judge.tokenModel)) {
@@ -99,7 +137,7 @@ export class LiveAnalysis {
     for (const r of session.requests) calibration.add(r);
     const judge = new SessionJudge(calibration.model(), this.rules);
     for (const r of session.requests) judge.push(r);
-    this.state = this.pi ? { judge, calibration } : null;
+    this.state = this.pi && !joined ? { judge, calibration } : null;
     const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totals(judge.requests) };
     return { report: attachPhux(sessionReport(a, this.rules), session), continued: false };
   }
@@ -113,6 +151,9 @@ export class LiveAnalysis {
       change = now === this.seen ? 'unchanged' : 'reset';
       this.seen = now;
     }
+    const captures = await this.captureStamp();
+    if (captures !== this.captures && change === 'unchanged') change = 'appended';
+    this.captures = captures;
     if (change === 'unchanged') return { change, added: [], revised: [], report: this.report, continued: true };
     const before = this.report;
     const { report, continued } = await this.analyze();
