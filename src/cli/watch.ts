@@ -43,14 +43,18 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
   if (!o.json) o.err(`prefix-lens: watching ${refs.length} session(s) for new requests (Ctrl-C to stop)`);
 
   const show = (l: { live: LiveAnalysis; width: number }, u: LiveUpdate) => {
-    const s = u.report;
+    // The session's id and path without its report: after an append judged alone, the report (its
+    // sums over every request) is built only when read, and only a reset prints it.
+    const id = l.live.sessionId;
+    const path = l.live.sessionPath;
     if (o.json) {
-      if (u.change === 'reset') o.out(JSON.stringify({ event: 'session', report: s }));
-      else for (const r of u.added) o.out(JSON.stringify({ event: 'request', session: s.id, path: s.path, request: r }));
-      if (u.change !== 'reset' && u.revised.length) o.out(JSON.stringify({ event: 'revised', session: s.id, path: s.path, requests: u.revised }));
+      if (u.change === 'reset') o.out(JSON.stringify({ event: 'session', report: u.report }));
+      else for (const r of u.added) o.out(JSON.stringify({ event: 'request', session: id, path, request: r }));
+      if (u.change !== 'reset' && u.revised.length) o.out(JSON.stringify({ event: 'revised', session: id, path, requests: u.revised }));
       return;
     }
     if (u.change === 'reset') {
+      const s = u.report;
       o.out('');
       o.out(`${s.host} session ${safe(s.id)}: the file was rewritten; read again`);
       renderSession(s, o.out);
@@ -58,7 +62,7 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
       return;
     }
     if (!u.added.length && !u.revised.length) return;
-    const who = lives.length > 1 ? `${s.host} ${safe(s.id)}` : null;
+    const who = lives.length > 1 ? `${l.live.ref.host} ${safe(id)}` : null;
     if (who) o.out(`${who}:`);
     for (const r of u.added) renderRequest(r, l.width, o.out);
     if (u.revised.length) {

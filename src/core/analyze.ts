@@ -765,23 +765,34 @@ export class Calibration {
 
   constructor(private readonly limit: number = CALIBRATION_LIMIT) {}
 
-  /** Takes the next request of the session (one without usage, chain or with an error adds nothing). */
-  add(r: LlmRequest): void {
-    if (!r.usage || !r.tail || r.error) return;
+  /**
+   * Takes the next request of the session (one without usage, chain or with an error adds nothing).
+   * @returns true when `model()` may have changed (a ratio or a point was kept, or a new lineage)
+   */
+  add(r: LlmRequest): boolean {
+    if (!r.usage || !r.tail || r.error) return false;
     const y = promptOf(r.usage);
-    if (y <= 0) return;
+    if (y <= 0) return false;
     const key = calibrationKey(r);
     const p: [number, number] = [r.tail.bytesThrough, y];
     const lin = this.lineages.get(key);
     if (!lin) {
       this.lineages.set(key, { last: p, pts: [p] });
-      return;
+      return true;
     }
     const dx = p[0] - lin.last[0];
     const dy = p[1] - lin.last[1];
-    if (dx > 0 && dy > 0 && this.slopes.length < this.limit) insertSorted(this.slopes, dy / dx);
+    let changed = false;
+    if (dx > 0 && dy > 0 && this.slopes.length < this.limit) {
+      insertSorted(this.slopes, dy / dx);
+      changed = true;
+    }
     lin.last = p;
-    if (lin.pts.length < this.limit) lin.pts.push(p);
+    if (lin.pts.length < this.limit) {
+      lin.pts.push(p);
+      changed = true;
+    }
+    return changed;
   }
 
   /** The token model of the requests added so far (a new object each call). */

@@ -17,14 +17,14 @@
  * after the transcript line it belongs to) is a change of the session too.
  */
 import { statSync } from 'node:fs';
-import { Calibration, SessionJudge, sameTokenModel, totals, type SessionAnalysis } from '../core/analyze.js';
+import { Calibration, SessionJudge, sameTokenModel, totals, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
 import { capturedBodiesFor, captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
 import { peekFile } from '../hosts/peek.js';
 import { CAPTURE_JOINED, openRef, type SessionRef } from '../hosts/registry.js';
-import { sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
+import { keepsRequestReports, requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
 /** What an update produced. */
@@ -36,7 +36,12 @@ export interface LiveUpdate {
   revised: RequestReport[];
   /** True when only the appended requests were judged (the earlier ones kept, see the module comment). */
   continued: boolean;
-  report: SessionReport;
+  /**
+   * The session's report as of the latest update of its LiveAnalysis. After an append judged
+   * alone it is built when first read (the session's sums, models and context stream are O(requests));
+   * `added` does not wait for it.
+   */
+  readonly report: SessionReport;
 }
 
 function identity(path: string): string {
@@ -65,6 +70,17 @@ async function headStart(path: string): Promise<number | null> {
 interface JudgeState {
   judge: SessionJudge;
   calibration: Calibration;
+  /** No persona and no system shape so far: request entries are built alone and kept (report/json.ts keepsRequestReports). */
+  plain: boolean;
+}
+
+/** What the current report is made of; `report` once built. */
+interface Current {
+  session: Session;
+  /** The judged requests (a snapshot: the judge's list grows with later appends). */
+  requests: RequestAnalysis[];
+  tokenModel: SessionAnalysis['tokenModel'];
+  report: SessionReport | null;
 }
 
 /** A session analyzed as it grows. */
@@ -76,8 +92,9 @@ export class LiveAnalysis {
   /** Session start for the capture stamp: the file head's first timestamp, or the ref's (OpenCode). */
   private startMs: number | null = null;
   private state: JudgeState | null = null;
-  /** The current report. */
-  report!: SessionReport;
+  private current!: Current;
+  /** Entries of the current report's requests, in order (an append judged alone pushes its own). */
+  private requestReports: RequestReport[] = [];
 
   private constructor(
     readonly ref: SessionRef,
@@ -95,8 +112,28 @@ export class LiveAnalysis {
     a.seen = identity(ref.path);
     a.startMs = ref.startMs ?? (CAPTURE_JOINED.has(ref.host) ? await headStart(ref.path) : null);
     a.captures = await a.captureStamp();
-    a.report = (await a.analyze()).report;
+    await a.analyze();
     return a;
+  }
+
+  /** The current report (built on first read after an append judged alone). */
+  get report(): SessionReport {
+    const c = this.current;
+    if (!c.report) {
+      const a: SessionAnalysis = { session: c.session, requests: c.requests, tokenModel: c.tokenModel, totals: totals(c.requests) };
+      c.report = attachPhux(sessionReport(a, this.rules, this.requestReports), c.session);
+    }
+    return c.report;
+  }
+
+  /** The session's id as its host names it (the report's `id`), without building the report. */
+  get sessionId(): string {
+    return this.current.session.id;
+  }
+
+  /** The session's file as the report names it (`path`), without building the report. */
+  get sessionPath(): string {
+    return this.current.session.path;
   }
 
   /** The stamp of the capture folders the join can look at for this session (capturejoin.ts captureStamp). */
@@ -113,8 +150,12 @@ export class LiveAnalysis {
     return captureStamp(this.ref.id, mtimeMs, roots, this.ref.parentId, this.startMs);
   }
 
-  /** Analyzes the session as it is now; `continued`: only the requests after the previous report's were judged. */
-  private async analyze(): Promise<{ report: SessionReport; continued: boolean }> {
+  /**
+   * Analyzes the session as it is now. `continued`: only the requests after the previous
+   * report's were judged. @returns the entries of the requests the previous report did not have
+   * when continued, else null (everything was judged and reported again)
+   */
+  private async analyze(): Promise<{ continued: boolean; added: RequestReport[] | null }> {
     let session: Session = this.pi ? this.pi.session() : (await openRef(this.ref))[0];
     // A Pi session with captured bodies: read in full with them (openRef joins), not continued.
     let joined = false;
@@ -125,11 +166,23 @@ export class LiveAnalysis {
     const st = this.state;
     if (this.pi && !joined && st && this.pi.kept === st.judge.requests.length) {
       const appended = session.requests.slice(st.judge.requests.length);
-      for (const r of appended) st.calibration.add(r);
-      if (sameTokenModel(st.calibration.model(), st.judge.tokenModel)) {
+      let moved = false;
+      for (const r of appended) if (st.calibration.add(r)) moved = true;
+      if (!moved || sameTokenModel(st.calibration.model(), st.judge.tokenModel)) {
         for (const r of appended) st.judge.push(r);
-        const a: SessionAnalysis = { session, requests: [...st.judge.requests], tokenModel: st.judge.tokenModel, totals: totals(st.judge.requests) };
-        return { report: attachPhux(sessionReport(a, this.rules, this.report.requests), session), continued: true };
+        const requests = [...st.judge.requests];
+        st.plain = st.plain && !session.persona && !appended.some((r) => r.systemShape);
+        this.current = { session, requests, tokenModel: st.judge.tokenModel, report: null };
+        if (st.plain) {
+          // Each appended request's entry alone; the session's sums wait until the report is read.
+          const added: RequestReport[] = [];
+          for (let i = this.requestReports.length; i < requests.length; i++) added.push(requestReport(this.current, requests[i]));
+          this.requestReports.push(...added);
+          return { continued: true, added };
+        }
+        const from = this.requestReports.length;
+        this.requestReports = [...this.report.requests];
+        return { continued: true, added: this.requestReports.slice(from) };
       }
     }
     // As analyzeSession does, keeping the judge and the fit to continue.
@@ -137,9 +190,12 @@ export class LiveAnalysis {
     for (const r of session.requests) calibration.add(r);
     const judge = new SessionJudge(calibration.model(), this.rules);
     for (const r of session.requests) judge.push(r);
-    this.state = this.pi && !joined ? { judge, calibration } : null;
+    this.state = this.pi && !joined ? { judge, calibration, plain: keepsRequestReports(session, judge.requests) } : null;
     const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totals(judge.requests) };
-    return { report: attachPhux(sessionReport(a, this.rules), session), continued: false };
+    const report = attachPhux(sessionReport(a, this.rules), session);
+    this.current = { session, requests: [...judge.requests], tokenModel: judge.tokenModel, report };
+    this.requestReports = [...report.requests];
+    return { continued: false, added: null };
   }
 
   /** Reads what changed since the last call and judges again (only what was appended, when it can). */
@@ -154,19 +210,25 @@ export class LiveAnalysis {
     const captures = await this.captureStamp();
     if (captures !== this.captures && change === 'unchanged') change = 'appended';
     this.captures = captures;
-    if (change === 'unchanged') return { change, added: [], revised: [], report: this.report, continued: true };
-    const before = this.report;
-    const { report, continued } = await this.analyze();
-    this.report = report;
-    if (continued) return { change, added: report.requests.slice(before.requests.length), revised: [], report, continued };
-    const old = new Map(before.requests.map((r) => [r.index, r] as const));
-    const added: RequestReport[] = [];
+    const self = this;
+    const result = (u: Omit<LiveUpdate, 'report'>): LiveUpdate => ({
+      ...u,
+      get report() {
+        return self.report;
+      },
+    });
+    if (change === 'unchanged') return result({ change, added: [], revised: [], continued: true });
+    const before = this.requestReports;
+    const { continued, added } = await this.analyze();
+    if (added) return result({ change, added, revised: [], continued });
+    const old = new Map(before.map((r) => [r.index, r] as const));
+    const fresh: RequestReport[] = [];
     const revised: RequestReport[] = [];
-    for (const r of this.report.requests) {
+    for (const r of this.requestReports) {
       const o = old.get(r.index);
-      if (!o) added.push(r);
+      if (!o) fresh.push(r);
       else if (o.verdict !== r.verdict || o.expectedRead !== r.expectedRead) revised.push(r);
     }
-    return { change, added, revised, report: this.report, continued };
+    return result({ change, added: fresh, revised, continued });
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { RequestAnalysis, SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
-import type { BreakSegment, Evidence, RequestKind, Usage } from '../core/model.js';
+import type { BreakSegment, Evidence, RequestKind, Session, Usage } from '../core/model.js';
 import { judgePersona, personaDriftAt, type PersonaReport } from '../core/persona.js';
 import type { SystemChange } from '../core/sections.js';
 import { priceSystemDeltas, type PricedDeltas, type ShapeCost } from '../core/shapes.js';
@@ -218,6 +218,14 @@ export interface Report {
 }
 
 /**
+ * True when sessionReport keeps the request entries requestReport builds as they are: the session
+ * has no persona and no request a system shape (those add causes and deltas to entries afterwards).
+ */
+export function keepsRequestReports(session: Session, requests: readonly RequestAnalysis[]): boolean {
+  return !session.persona && !requests.some((r) => r.request.systemShape);
+}
+
+/**
  * Builds the report entry of one analyzed session. `phux` is attached by the caller when present.
  * @param rules the provider rules the session was analyzed with (prices of the system-delta costs)
  * @param reuse reports of the first requests from an earlier report of the same analysis (the live
@@ -226,7 +234,7 @@ export interface Report {
  */
 export function sessionReport(a: SessionAnalysis, rules: ProviderRules = defaultRules, reuse?: readonly RequestReport[]): SessionReport {
   const s = a.session;
-  const out = baseReport(a, reuse && !s.persona && !a.requests.some((r) => r.request.systemShape) ? reuse : undefined);
+  const out = baseReport(a, reuse && keepsRequestReports(s, a.requests) ? reuse : undefined);
   addSystemShapes(a, out, rules);
   if (s.persona) {
     const persona = judgePersona(s.persona);
@@ -258,67 +266,74 @@ function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): Sessi
     models: modelsOf(a),
     evidence: sessionEvidence(a),
     // Reused reports first (the live tail's earlier requests), then the others built.
-    requests: (reuse ?? []).slice(0, a.requests.length).concat(a.requests.slice(reuse?.length ?? 0).map((r) => {
-      const q = r.request;
-      const out: RequestReport = {
-        index: q.index,
-        line: q.source.line,
-        file: q.source.file,
-        responseId: q.responseId ?? null,
-        provider: q.provider,
-        model: q.model,
-        api: q.api,
-        // Readers check times at their boundary (hosts/numbers.ts); a library caller's session may not have been.
-        time: q.timeMs !== null && Number.isFinite(q.timeMs) && Math.abs(q.timeMs) <= 8.64e15 ? new Date(q.timeMs).toISOString() : null,
-        kind: q.kind,
-        evidence: q.evidence,
-        usage: q.usage,
-        prefixHash: r.prefixHash,
-        segments: { tools: r.segments.tools, system: r.segments.system, messages: r.segments.messages, head: r.segments.head },
-        verdict: r.verdict,
-        causes: [...r.causes],
-        break: r.break
-          ? {
-              segment: r.break.segment,
-              blockIndex: r.break.blockIndex,
-              path: r.break.path,
-              byteOffset: r.break.byteOffset,
-              before: r.break.before,
-              after: r.break.after,
-              excerptAt: r.break.excerptAt,
-            }
-          : null,
-        costUSD: r.costUSD,
-        matched: r.matched,
-        gapMs: r.gapMs,
-        ttlMs: r.ttlMs,
-        promptTokens: r.promptTokens,
-        expectedRead: r.expectedRead,
-        observedRead: r.observedRead,
-        lostTokens: r.lostTokens,
-        sameAsPrevious: r.sameAsPrevious,
-        error: q.error ?? null,
-        notes: [...(q.notes ?? []), ...r.notes],
-        reason: '',
-        sources: {
-          promptTokens: q.usage ? 'reported' : r.promptTokens !== null ? 'estimated' : null,
-          observedRead: q.usage ? 'reported' : null,
-          expectedRead: r.expectedRead !== null ? 'estimated' : null,
-          lostTokens: 'estimated',
-          cost: r.costUSD === null ? null : r.priceSource,
-        },
-        segmentTable: segmentTable(r, a.requests[(r.matched ?? 0) - 1]),
-      };
-      if (q.source.row) out.row = q.source.row;
-      if (r.systemChange && out.break) out.break.section = sectionJson(r.systemChange);
-      if (q.systemShape) out.systemShape = { used: q.systemShape.used, known: q.systemShape.known, source: q.systemShape.source };
-      out.reason = verdictReason(out);
-      const host = hostMissReport(q.hostMiss, out);
-      if (host) out.hostMiss = host;
-      return out;
-    })),
+    requests: (reuse ?? []).slice(0, a.requests.length).concat(a.requests.slice(reuse?.length ?? 0).map((r) => requestReport(a, r))),
   };
   const host = hostMissSummary(out.requests);
+  if (host) out.hostMiss = host;
+  return out;
+}
+
+/**
+ * The report entry of one judged request of `a` (the session's own sums, system deltas and persona
+ * causes are added by sessionReport). Depends only on the request and the earlier request it was
+ * matched with, so the live tail builds an appended request's entry alone (src/live/session.ts).
+ */
+export function requestReport(a: Pick<SessionAnalysis, 'requests'>, r: RequestAnalysis): RequestReport {
+  const q = r.request;
+  const out: RequestReport = {
+    index: q.index,
+    line: q.source.line,
+    file: q.source.file,
+    responseId: q.responseId ?? null,
+    provider: q.provider,
+    model: q.model,
+    api: q.api,
+    // Readers check times at their boundary (hosts/numbers.ts); a library caller's session may not have been.
+    time: q.timeMs !== null && Number.isFinite(q.timeMs) && Math.abs(q.timeMs) <= 8.64e15 ? new Date(q.timeMs).toISOString() : null,
+    kind: q.kind,
+    evidence: q.evidence,
+    usage: q.usage,
+    prefixHash: r.prefixHash,
+    segments: { tools: r.segments.tools, system: r.segments.system, messages: r.segments.messages, head: r.segments.head },
+    verdict: r.verdict,
+    causes: [...r.causes],
+    break: r.break
+      ? {
+          segment: r.break.segment,
+          blockIndex: r.break.blockIndex,
+          path: r.break.path,
+          byteOffset: r.break.byteOffset,
+          before: r.break.before,
+          after: r.break.after,
+          excerptAt: r.break.excerptAt,
+        }
+      : null,
+    costUSD: r.costUSD,
+    matched: r.matched,
+    gapMs: r.gapMs,
+    ttlMs: r.ttlMs,
+    promptTokens: r.promptTokens,
+    expectedRead: r.expectedRead,
+    observedRead: r.observedRead,
+    lostTokens: r.lostTokens,
+    sameAsPrevious: r.sameAsPrevious,
+    error: q.error ?? null,
+    notes: [...(q.notes ?? []), ...r.notes],
+    reason: '',
+    sources: {
+      promptTokens: q.usage ? 'reported' : r.promptTokens !== null ? 'estimated' : null,
+      observedRead: q.usage ? 'reported' : null,
+      expectedRead: r.expectedRead !== null ? 'estimated' : null,
+      lostTokens: 'estimated',
+      cost: r.costUSD === null ? null : r.priceSource,
+    },
+    segmentTable: segmentTable(r, a.requests[(r.matched ?? 0) - 1]),
+  };
+  if (q.source.row) out.row = q.source.row;
+  if (r.systemChange && out.break) out.break.section = sectionJson(r.systemChange);
+  if (q.systemShape) out.systemShape = { used: q.systemShape.used, known: q.systemShape.known, source: q.systemShape.source };
+  out.reason = verdictReason(out);
+  const host = hostMissReport(q.hostMiss, out);
   if (host) out.hostMiss = host;
   return out;
 }

@@ -135,4 +135,44 @@ describe('live tail (Pi): continuing from the last complete line', () => {
     // Most appends after the fit: the earlier requests were kept, not judged again.
     assert.ok(continued > steps * 0.8, `${continued} of ${steps} appends continued`);
   });
+
+  it('an append judged alone gives its entries at once and the session report when read, each equal to a full analysis (reports left unread between)', async function () {
+    this.timeout(120_000);
+    const file = join(dir, 'unread-source.jsonl');
+    await writeSession(file, { bytes: 500_000, seed: 11, id: '019a0000-0000-7000-8000-00000000beef', cwd: '/home/dev/u', startMs: Date.UTC(2026, 10, 3) });
+    const text = readFileSync(file, 'utf8');
+    const ends = [...text.matchAll(/\n/g)].map((m) => m.index! + 1);
+    const grown = join(dir, 'unread.jsonl');
+    writeFileSync(grown, text.slice(0, ends[30]));
+    const [ref] = await findSessions(grown);
+    const opts = { calibrationLimit: 12 };
+    const full = async () => {
+      const s = await readPiSession(grown);
+      return attachPhux(sessionReport(analyzeSession(s, undefined, opts)), s);
+    };
+    const live = await LiveAnalysis.open(ref, opts);
+    let at = ends[30];
+    let alone = 0;
+    let reads = 0;
+    for (let i = 31; i < ends.length; i += 1 + (i % 3)) {
+      appendFileSync(grown, text.slice(at, ends[i]));
+      at = ends[i];
+      const u = await live.update();
+      const expected = await full();
+      if (u.continued && u.change === 'appended') alone += u.added.length ? 1 : 0;
+      // The new entries are those of a full analysis, and so are the ids the watch prints with them.
+      const firstNew = expected.requests.length - u.added.length;
+      assert.equal(JSON.stringify(u.added), JSON.stringify(expected.requests.slice(firstNew)), `after line ${i + 1}`);
+      assert.equal(live.sessionId, expected.id);
+      assert.equal(live.sessionPath, expected.path);
+      // The report is read only every seventh step: built from what the unread appends kept.
+      if (i % 7 === 0) {
+        reads++;
+        assert.equal(JSON.stringify(u.report), JSON.stringify(expected), `report after line ${i + 1}`);
+      }
+    }
+    assert.ok(alone > 50, `${alone} appends judged alone`);
+    assert.ok(reads > 10, `${reads} reports read`);
+    assert.equal(JSON.stringify(live.report), JSON.stringify(await full()));
+  });
 });
