@@ -106,13 +106,20 @@ function oneMoreRequest(file: string, n: number): string {
 /** `analyze --watch --json` on a file: ms from appending a request to its `request` event. */
 async function watchAppend(file: string, n: number): Promise<number[]> {
   const child = spawn(process.execPath, [CLI, 'analyze', '--watch', '--json', file], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let buf = '';
   const waiters: Array<(e: { event: string; request?: { responseId: string | null } }) => void> = [];
+  // Lines are split as they complete: the first event is the whole report on one line (~100 MB for
+  // this session), which a re-split of everything read at each chunk made quadratic.
+  const parts: Buffer[] = [];
   child.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    const lines = buf.split('\n');
-    buf = lines.pop()!;
-    for (const l of lines) if (l) for (const w of waiters.splice(0)) w(JSON.parse(l));
+    let at = 0;
+    for (let nl = d.indexOf(10); nl >= 0; nl = d.indexOf(10, at)) {
+      parts.push(d.subarray(at, nl));
+      const l = Buffer.concat(parts).toString();
+      parts.length = 0;
+      at = nl + 1;
+      if (l) for (const w of waiters.splice(0)) w(JSON.parse(l));
+    }
+    if (at < d.length) parts.push(Buffer.from(d.subarray(at)));
   });
   const next = (pred: (e: { event: string; request?: { responseId: string | null } }) => boolean) =>
     new Promise<void>((ok) => {

@@ -52,6 +52,8 @@ export async function captureStamp(id: string, mtimeMs: number, roots: string[],
   const days = daysBetween(from, mtimeMs + AFTER_MS);
   const parts: string[] = [];
   for (const root of roots) {
+    // A root that does not exist has no folders (one stat instead of one per day: the live tail stamps every update).
+    if (!(await stat(root).catch(() => null))) continue;
     const names = [folderName(id, 0), ...(parentId ? [folderName(parentId, 0)] : []), ...days];
     for (const n of names) {
       const st = await stat(join(root, n)).catch(() => null);
