@@ -68,6 +68,50 @@ function textStep(prev: string, block: Block, text: string): string {
   return sha256Once('sha256', scratch.subarray(0, 40 + textSize), 'binary');
 }
 
+/**
+ * A block class may offer its canonical bytes as parts under this key: strings (UTF-8 encoded
+ * here) and byte ranges (copied as they are), whose concatenation is exactly the UTF-8 encoding
+ * of its `text`; or undefined, and the node reads `text`. Reconstructed message blocks give
+ * their envelope and serialized value apart (wire.ts), so no concatenated text is built and
+ * flattened (a copy of every block) only to be encoded.
+ */
+export const BLOCK_PARTS: unique symbol = Symbol('prefix-lens.blockParts');
+
+/** One part of a block's canonical bytes (see BLOCK_PARTS). */
+export type BlockPart = string | Uint8Array;
+
+/** H_k for a block given as parts (BLOCK_PARTS), written once into the scratch buffer. Sets `textSize`. */
+function partsStep(prev: string, parts: readonly BlockPart[]): string {
+  let max = 40;
+  for (const p of parts) max += typeof p === 'string' ? 3 * p.length : p.length;
+  if (max > MAX_SCRATCH) {
+    let size = 0;
+    for (const p of parts) size += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
+    const len = Buffer.alloc(8);
+    len.writeBigUInt64BE(BigInt(size));
+    const h = createHash('sha256').update(prev, 'latin1').update(len);
+    for (const p of parts) {
+      if (typeof p === 'string') h.update(p, 'utf8');
+      else h.update(p);
+    }
+    textSize = size;
+    return h.digest('binary');
+  }
+  ensureScratch(max);
+  scratch.write(prev, 0, 32, 'latin1');
+  let at = 40;
+  for (const p of parts) {
+    if (typeof p === 'string') at += scratch.write(p, at, 'utf8');
+    else {
+      scratch.set(p, at);
+      at += p.length;
+    }
+  }
+  textSize = at - 40;
+  writeLength(textSize);
+  return sha256Once('sha256', scratch.subarray(0, at), 'binary');
+}
+
 function ensureScratch(bytes: number): void {
   if (bytes > scratch.length) scratch = Buffer.allocUnsafe(Math.min(MAX_SCRATCH, Math.max(bytes, scratch.length * 2)));
 }
@@ -118,8 +162,12 @@ export class BlockNode {
       this.size = same.size;
       this.digest = same.digest;
     } else {
-      const text = block.text;
-      if (text !== undefined) {
+      const parts = (block as Block & { [BLOCK_PARTS]?: () => readonly BlockPart[] | undefined })[BLOCK_PARTS]?.();
+      const text = parts ? undefined : block.text;
+      if (parts) {
+        this.digest = partsStep(prev ? prev.hashKey : ZERO, parts);
+        this.size = textSize;
+      } else if (text !== undefined) {
         // Read the text once (it may be re-serialized on each access) and hash it now.
         this.digest = textStep(prev ? prev.hashKey : ZERO, block, text);
         this.size = textSize;

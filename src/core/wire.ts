@@ -9,7 +9,7 @@
  * AI SDK send them (reference/pi.md §2, reference/opencode.md).
  */
 import type { Block, CacheBreakpoint, Segment } from './model.js';
-import { COPY_BLOCK } from './chain.js';
+import { BLOCK_PARTS, COPY_BLOCK, type BlockPart } from './chain.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
 import { defaultRules, familyFor, type ProviderRules } from './rules.js';
 
@@ -446,6 +446,12 @@ class MessageBlock implements Block {
     const b = new MessageBlock(this.item, this[MESSAGE], this[FIRST], this[LAST], this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP] === true);
     if (this.breakpoint) b.breakpoint = this.breakpoint;
     return b;
+  }
+
+  /** The bytes as parts (chain.ts BLOCK_PARTS): the same as `text`, without concatenating it. */
+  [BLOCK_PARTS](): BlockPart[] {
+    const json = JSON.stringify(this[VALUE]);
+    return [this[HEAD], this[GROUP] ? json.slice(1, -1) : json, this[TAIL]];
   }
 }
 

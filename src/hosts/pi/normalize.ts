@@ -99,6 +99,24 @@ interface EncState {
   flushed?: EncState;
 }
 
+/**
+ * A new encoder state (flushed unset). An object literal with every field, not a spread of the
+ * previous state: a session builds one per message and per context, and spreads cost several
+ * times more (and allocate more) than a literal of a fixed shape.
+ */
+function encState(
+  node: BlockNode,
+  items: number,
+  msgIndex: number,
+  pending: readonly ToolResultMessage[],
+  calls: ReadonlyArray<{ id: string; name: string }>,
+  seen: readonly string[],
+  idMap: ReadonlyMap<string, string> | null,
+  last: LastMessage | null,
+): EncState {
+  return { node, items, msgIndex, pending, calls, seen, idMap, last, flushed: undefined };
+}
+
 const contextKey = (c: EncodeContext) => `${c.api}\u0000${c.provider}\u0000${c.model}`;
 
 /**
@@ -288,7 +306,7 @@ export class PiEncoder {
     let s = this.headStates.get(key);
     if (!s) {
       const node = ctx.api === 'anthropic-messages' ? this.headCached : this.headPlain;
-      s = { node, items: 0, msgIndex: 0, pending: [], calls: [], seen: [], idMap: null, last: null };
+      s = encState(node, 0, 0, [], [], [], null, null);
       this.headStates.set(key, s);
     }
     return s;
@@ -353,7 +371,7 @@ export class PiEncoder {
     if (msg.role === 'toolResult') {
       const id = s.idMap?.get(msg.toolCallId) ?? msg.toolCallId;
       const r = id === msg.toolCallId ? msg : { ...msg, toolCallId: id };
-      return { ...s, pending: [...s.pending, r], seen: [...s.seen, id], msgIndex: s.msgIndex + 1, flushed: undefined };
+      return encState(s.node, s.items, s.msgIndex + 1, [...s.pending, r], s.calls, [...s.seen, id], s.idMap, s.last);
     }
     const f = this.flush(s, ctx);
     if (msg.role === 'user') return this.encodeUser(f, msg, ctx);
@@ -361,7 +379,7 @@ export class PiEncoder {
     const { content, idMap } = transformAssistant(msg, ctx);
     const t = this.encodeAssistant(f, msg, content, ctx);
     const calls = content.filter(isToolCall).map((c) => ({ id: c.id, name: c.name }));
-    return { ...t, calls, seen: [], idMap, flushed: undefined };
+    return encState(t.node, t.items, t.msgIndex, t.pending, calls, [], idMap, t.last);
   }
 
   /** Ends a tool-result run: synthetic results for unanswered calls, then the run's wire items. Memoized. */
@@ -375,7 +393,7 @@ export class PiEncoder {
     const synthetic: ToolResultMessage[] = s.calls
       .filter((c) => !seen.has(c.id))
       .map((c) => ({ role: 'toolResult', toolCallId: c.id, toolName: c.name, content: [{ type: 'text', text: 'No result provided' }], isError: true }));
-    let t: EncState = { ...s, pending: [], calls: [], seen: [], msgIndex: s.msgIndex + synthetic.length, flushed: undefined };
+    let t: EncState = encState(s.node, s.items, s.msgIndex + synthetic.length, [], [], [], s.idMap, s.last);
     const run = [...s.pending, ...synthetic];
     if (run.length > 0) t = this.encodeRun(t, run, ctx);
     t.flushed = t;
@@ -383,13 +401,13 @@ export class PiEncoder {
     return t;
   }
 
-  /** Appends one wire item built from `obj` (keys in wire order). */
-  private append(s: EncState, obj: Record<string, unknown>, ctx: EncodeContext, origin?: string): EncState {
+  /** Appends one wire item built from `obj` (keys in wire order); `messages` = transformed messages it ends (msgIndex step). */
+  private append(s: EncState, obj: Record<string, unknown>, ctx: EncodeContext, origin?: string, messages = 0): EncState {
     const item = s.items;
     const blocks = messageBlocks(item, pathFor(ctx.api, item), obj, origin);
     const node = chainOf(blocks, s.node) ?? s.node;
     const role = typeof obj.role === 'string' ? obj.role : String(obj.type ?? '');
-    return { ...s, node, items: item + 1, last: { obj, item, role, origin, before: s.node }, flushed: undefined };
+    return encState(node, item + 1, s.msgIndex + messages, s.pending, s.calls, s.seen, s.idMap, { obj, item, role, origin, before: s.node });
   }
 
   private encodeUser(s: EncState, msg: LlmUser, ctx: EncodeContext): EncState {
@@ -441,7 +459,7 @@ export class PiEncoder {
         obj = { role: 'user', content };
     }
     if (!obj) return s;
-    return { ...this.append(s, obj, ctx, origin), msgIndex: s.msgIndex + 1 };
+    return this.append(s, obj, ctx, origin, 1);
   }
 
   private encodeAssistant(s: EncState, msg: AssistantMessage, content: ContentBlock[], ctx: EncodeContext): EncState {
@@ -461,7 +479,7 @@ export class PiEncoder {
           }
         }
         if (blocks.length === 0) return s;
-        return { ...this.append(s, { role: 'assistant', content: blocks }, ctx), msgIndex: s.msgIndex + 1 };
+        return this.append(s, { role: 'assistant', content: blocks }, ctx, undefined, 1);
       }
       case 'openai-completions': {
         const obj: Record<string, unknown> = { role: 'assistant', content: null };
@@ -491,7 +509,7 @@ export class PiEncoder {
           if (details.length > 0) obj.reasoning_details = details;
         }
         if (text.length === 0 && calls.length === 0) return s;
-        return { ...this.append(s, obj, ctx), msgIndex: s.msgIndex + 1 };
+        return this.append(s, obj, ctx, undefined, 1);
       }
       case 'openai-responses': {
         const items: Record<string, unknown>[] = [];
@@ -531,10 +549,10 @@ export class PiEncoder {
         if (items.length === 0) return s;
         let t = s;
         for (const item of items) t = this.append(t, item, ctx);
-        return { ...t, msgIndex: s.msgIndex + 1 };
+        return encState(t.node, t.items, s.msgIndex + 1, t.pending, t.calls, t.seen, t.idMap, t.last);
       }
       default:
-        return { ...this.append(s, { role: 'assistant', content }, ctx), msgIndex: s.msgIndex + 1 };
+        return this.append(s, { role: 'assistant', content }, ctx, undefined, 1);
     }
   }
 
