@@ -108,7 +108,7 @@ interface HtmlFile {
  * the breaks fall where whitespace is harmless), session by session, with backpressure. A write
  * error is reported on `err` and makes `session`/`end` return false (the CLI then exits 2).
  */
-function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, out: (s: string) => void, err: (s: string) => void): HtmlFile {
+function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, out: (s: string) => void | Promise<void>, err: (s: string) => void): HtmlFile {
   let writer: HtmlReportWriter;
   let close: () => Promise<void> = async () => {};
   let requests = 0;
@@ -148,21 +148,42 @@ function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, ou
 }
 
 /**
+ * An output sink; a promise it returns resolves once the destination took the text
+ * (backpressure). Any other return value is ignored.
+ */
+export type Sink<T> = (chunk: T) => unknown;
+
+/** What a sink returned, as something to await: its promise, or nothing. */
+function settled(r: unknown): void | Promise<void> {
+  return r instanceof Promise ? (r as Promise<void>) : undefined;
+}
+
+/**
  * Runs the CLI; returns the exit code.
- * @param rawOut receives each printed line (without its newline)
+ * @param rawOut receives each printed line (without its newline); may return a promise when its
+ *   destination is full (a slow pipe): the report is not produced faster than it is taken
  * @param rawBytes optional: receives cached `--json` bytes as they are (newlines included), in
  *   order with `rawOut`'s lines; without it they are decoded and passed to `rawOut`
  */
 export async function main(
   argv: string[],
-  rawOut: (s: string) => void,
+  sinkOut: Sink<string>,
   rawErr: (s: string) => void,
   root = packageRoot(),
-  rawBytes?: (b: Uint8Array) => void,
+  sinkBytes?: Sink<Uint8Array>,
 ): Promise<number> {
+  const rawOut = (s: string) => settled(sinkOut(s));
+  const rawBytes = sinkBytes && ((b: Uint8Array) => settled(sinkBytes(b)));
   // The output sink: every line printed passes the one sanitizer (src/sanitize.ts), whatever it
-  // quotes (arguments in parseArgs errors, file names, transcript text, phux output).
-  const out = (s: string) => rawOut(terminalText(s));
+  // quotes (arguments in parseArgs errors, file names, transcript text, phux output). Text mode
+  // prints line by line without awaiting; `drained` waits for the last full write.
+  let backlog: void | Promise<void>;
+  const out = (s: string) => (backlog = rawOut(terminalText(s)));
+  const drained = async () => {
+    const b = backlog;
+    backlog = undefined;
+    await b;
+  };
   const err = (s: string) => rawErr(terminalText(s));
   const [command, ...rest] = argv;
   if (command === 'fleet') return fleetCommand(rest, out, { err });
@@ -207,7 +228,7 @@ export async function main(
   const savedCaptureDirs = process.env.PREFIX_LENS_CAPTURE_DIRS;
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   try {
-    return await run(command, args, out, err, root, rawOut, rawBytes, warmPaths(argv, process.cwd()));
+    return await run(command, args, out, err, root, rawOut, rawBytes, warmPaths(argv, process.cwd()), drained);
   } finally {
     if (savedCaptureDirs === undefined) delete process.env.PREFIX_LENS_CAPTURE_DIRS;
     else process.env.PREFIX_LENS_CAPTURE_DIRS = savedCaptureDirs;
@@ -220,12 +241,13 @@ type Args = { values: { json?: boolean; html?: string; requests?: string; captur
 async function run(
   command: 'analyze' | 'check',
   args: Args,
-  out: (s: string) => void,
+  out: (s: string) => void | Promise<void>,
   err: (s: string) => void,
   root: string,
-  rawOut: (s: string) => void,
-  rawBytes: ((b: Uint8Array) => void) | undefined,
+  rawOut: (s: string) => void | Promise<void>,
+  rawBytes: ((b: Uint8Array) => void | Promise<void>) | undefined,
   warm: string[] | null,
+  drained: () => Promise<void>,
 ): Promise<number> {
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
@@ -359,6 +381,8 @@ async function run(
           else {
             if (count > 1) out('');
             renderSession(s, out);
+            // A session's lines are queued at most once: the next is read when they are taken.
+            await drained();
           }
         }
       }
@@ -398,6 +422,27 @@ async function run(
 }
 
 /**
+ * Resolves when stdout has written what it buffered ('drain'), or at once when it is closed
+ * (the EPIPE handler ends the process).
+ */
+let draining: Promise<void> | null = null;
+function stdoutDrain(): Promise<void> {
+  // One wait shared by every write that found the buffer full (text mode does not await each line).
+  draining ??= new Promise<void>((ok) => {
+    const done = () => {
+      process.stdout.off('drain', done);
+      process.stdout.off('close', done);
+      draining = null;
+      ok();
+    };
+    if (!process.stdout.writableNeedDrain || process.stdout.destroyed) return done();
+    process.stdout.once('drain', done);
+    process.stdout.once('close', done);
+  });
+  return draining;
+}
+
+/**
  * Runs the CLI as a process: arguments from `process.argv`, output to stdout/stderr, the exit code
  * set (dist/cli.js calls it when its warm entry cannot answer, src/cli/entry.ts).
  */
@@ -409,10 +454,10 @@ export function cli(): void {
   });
   main(
     process.argv.slice(2),
-    (s) => process.stdout.write(`${s}\n`),
+    (s) => (process.stdout.write(`${s}\n`) ? undefined : stdoutDrain()),
     (s) => process.stderr.write(`${s}\n`),
     undefined,
-    (b) => process.stdout.write(b),
+    (b) => (process.stdout.write(b) ? undefined : stdoutDrain()),
   ).then(
     (code) => {
       process.exitCode = code;

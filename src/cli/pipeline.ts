@@ -11,6 +11,7 @@ import { openRef, releaseReaders, resolveArg, type SessionRef } from '../hosts/r
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
+import { releaseBetweenSessions } from './memory.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
 export interface Input {
@@ -132,9 +133,12 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       let i = 0;
       while (i < todo.length || window.length) {
         while (i < todo.length && window.length <= (par?.ahead ?? 0)) start(todo[i++]);
-        const r = await window.shift()!;
+        let r: RefResult | Error | null = await window.shift()!;
         if (r instanceof Error) opts.onError(r.message);
         else yield r;
+        // The consumer is done with it: nothing of this session is referenced any more.
+        r = null;
+        releaseBetweenSessions();
       }
     }
   } finally {

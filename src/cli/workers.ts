@@ -14,6 +14,7 @@ import { releaseReaders } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
 import { jsonText } from '../sanitize.js';
 import { renderSession, type RenderedSession } from './pipeline.js';
+import { releaseBetweenSessions } from './memory.js';
 
 /**
  * A job for a worker: one ref, analyzed through the cache folder when given; `json`: reply with
@@ -41,16 +42,19 @@ export function isAnalysisWorker(): boolean {
 export function workerMain(): void {
   parentPort!.on('message', (job: Job) => {
     const run = job.cacheDir ? analyzeRefCached(job.ref, { cacheDir: job.cacheDir }) : analyzeRefUncached(job.ref);
-    run.then(
-      async (reports) => {
-        if (!job.json) return parentPort!.postMessage({ id: job.id, ok: true, reports } satisfies Reply);
-        const rendered: RenderedSession[] = [];
-        for (const s of reports) rendered.push(await renderSession(s, jsonText));
-        const transfer = rendered.flatMap((r) => r.chunks.map((c) => c.buffer as ArrayBuffer));
-        parentPort!.postMessage({ id: job.id, ok: true, rendered } satisfies Reply, transfer);
-      },
-      (e: unknown) => parentPort!.postMessage({ id: job.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies Reply),
-    );
+    void run
+      .then(
+        async (reports) => {
+          if (!job.json) return parentPort!.postMessage({ id: job.id, ok: true, reports } satisfies Reply);
+          const rendered: RenderedSession[] = [];
+          for (const s of reports) rendered.push(await renderSession(s, jsonText));
+          const transfer = rendered.flatMap((r) => r.chunks.map((c) => c.buffer as ArrayBuffer));
+          parentPort!.postMessage({ id: job.id, ok: true, rendered } satisfies Reply, transfer);
+        },
+        (e: unknown) => parentPort!.postMessage({ id: job.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies Reply),
+      )
+      // The session's objects are unreferenced once the reply is posted (its bytes were transferred).
+      .then(() => setImmediate(releaseBetweenSessions));
   });
   // OpenCode's database stays open between refs of one store; it is freed when the pool ends.
   process.on('exit', releaseReaders);

@@ -42,7 +42,12 @@ export function createHtmlReportWriter(write: ChunkWriter, assets: WebviewAssets
     async session(s) {
       if (ended) throw new Error('createHtmlReportWriter: session() after end()');
       await start();
-      await write(`${count++ ? ',' : ''}${scriptSafeJson(s)}`);
+      // Sessions after the first start with the separating comma.
+      let comma = count++ > 0;
+      for (const chunk of sessionChunks(s)) {
+        await write(comma ? `,${chunk}` : chunk);
+        comma = false;
+      }
     },
     async end() {
       if (ended) throw new Error('createHtmlReportWriter: end() called twice');
@@ -51,6 +56,40 @@ export function createHtmlReportWriter(write: ChunkWriter, assets: WebviewAssets
       await write(`]}${standaloneTail(assets)}`);
     },
   };
+}
+
+/** Characters of request JSON gathered into one chunk. */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * `scriptSafeJson(s)` in chunks of whole requests (at most ~64 K characters each, or one request):
+ * the same characters in the same order, but no string holds more than a chunk, so a session of
+ * any length streams (one string of a 40,000-request session was ~50 MB, and V8 strings end at
+ * ~512 M characters).
+ */
+export function* sessionChunks(s: SessionReport): Generator<string> {
+  const obj = s as unknown as Record<string, unknown>;
+  let buf = '{';
+  let sep = '';
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
+    // JSON.stringify leaves out members whose value it cannot write.
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    buf += `${sep}${scriptSafeJson(k)}:`;
+    sep = ',';
+    if (k === 'requests' && Array.isArray(v)) {
+      buf += '[';
+      for (let i = 0; i < v.length; i++) {
+        buf += `${i ? ',' : ''}${scriptSafeJson(v[i] ?? null)}`;
+        if (buf.length >= CHUNK_CHARS) {
+          yield buf;
+          buf = '';
+        }
+      }
+      buf += ']';
+    } else buf += scriptSafeJson(v);
+  }
+  yield `${buf}}`;
 }
 
 /** The whole report as one HTML string (for a report already in memory). */

@@ -1,11 +1,15 @@
 /**
  * The HTML shells and the standalone report writer (src/report/webviewHtml.ts, html.ts): the
- * writer is incremental (one chunk per session, head first, nothing held), the data element
+ * writer is incremental (a session in chunks of whole requests, head first, nothing held), the data element
  * cannot be closed by untrusted text, and both CSPs forbid everything but the app.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createHtmlReportWriter, htmlReport } from '../../../src/report/html.js';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyzeRefDirect } from '../../../src/cli/pipeline.js';
+import { resolveArg } from '../../../src/hosts/registry.js';
+import { createHtmlReportWriter, htmlReport, sessionChunks } from '../../../src/report/html.js';
 import type { Report, SessionReport } from '../../../src/report/json.js';
 import { scriptSafeJson, webviewShellHtml } from '../../../src/report/webviewHtml.js';
 
@@ -30,6 +34,26 @@ describe('HTML report writer and shells', () => {
     assert.deepEqual(JSON.parse(data(chunks.join(''))), { version: 1, sessions: [session('a', 'A'), session('b', 'B')] });
     await assert.rejects(() => w.end(), /end\(\) called twice/);
     await assert.rejects(() => w.session(session('c', 'C')), /session\(\) after end\(\)/);
+  });
+
+  it('streams a session request by request: the chunks join to its JSON, none much above 64 K characters', async () => {
+    const dir = 'test/fixtures/pi/long/agent/sessions/--home-user-pi-lab-long-project--';
+    const [file] = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+    const [ref] = await resolveArg(join(dir, file), { env: {}, home: '/nonexistent' });
+    const [s] = await analyzeRefDirect(ref);
+    // Some long requests, so that the chunking has something to cut.
+    const big = { ...s, requests: Array.from({ length: 40 }, () => s.requests).flat(), extra: undefined };
+    const chunks = [...sessionChunks(big)];
+    assert.equal(chunks.join(''), scriptSafeJson(big));
+    assert.ok(chunks.length > 2, `${chunks.length} chunks`);
+    const longest = Math.max(...big.requests.map((r) => scriptSafeJson(r).length));
+    for (const c of chunks) assert.ok(c.length < 64 * 1024 + longest + 1, `chunk of ${c.length}`);
+    const out: string[] = [];
+    const w = createHtmlReportWriter((c) => void out.push(c), assets);
+    await w.session(session('a', 'A'));
+    await w.session(big);
+    await w.end();
+    assert.equal(data(out.join('')), `{"version":1,"sessions":[${scriptSafeJson(session('a', 'A'))},${scriptSafeJson(big)}]}`);
   });
 
   it('an empty report is still a whole document', async () => {
