@@ -715,26 +715,31 @@ function round(x: number): number {
  * and the note says so. Undefined when neither output nor any input-side rate is known.
  */
 function pricesFor(m: AssistantMessage, session: Rates, own: Rates = ratesOf(m.usage)): { prices?: Prices; note?: string } {
-  const rates: Rates = { ...session, ...own };
-  if (rates.output === undefined) return {};
+  // Own rates over the session's, field by field (no merged copy: this runs once per request).
+  const output = own.output ?? session.output;
+  if (output === undefined) return {};
+  const inputRate = own.input ?? session.input;
+  const cacheRead = own.cacheRead ?? session.cacheRead;
+  const cacheWrite = own.cacheWrite ?? session.cacheWrite;
   const family = familyOf(m.model, m.api);
   const mult = family.multipliers;
-  const input =
-    rates.input ??
-    (rates.cacheRead !== undefined ? rates.cacheRead / mult.read : rates.cacheWrite !== undefined ? rates.cacheWrite / mult.write5m : undefined);
+  const input = inputRate ?? (cacheRead !== undefined ? cacheRead / mult.read : cacheWrite !== undefined ? cacheWrite / mult.write5m : undefined);
   if (input === undefined) return {};
-  const derived = PRICE_FIELDS.map(([f]) => f).filter((f) => rates[f] === undefined);
   const prices: Prices = {
     input: round(input),
-    output: round(rates.output),
-    cacheRead: round(rates.cacheRead ?? input * mult.read),
-    cacheWrite: round(rates.cacheWrite ?? input * mult.write5m),
+    output: round(output),
+    cacheRead: round(cacheRead ?? input * mult.read),
+    cacheWrite: round(cacheWrite ?? input * mult.write5m),
   };
+  if (inputRate !== undefined && cacheRead !== undefined && cacheWrite !== undefined) return { prices, note: undefined };
+  // PRICE_FIELDS order: input, output, cacheRead, cacheWrite (output is known here).
+  const derived: string[] = [];
+  if (inputRate === undefined) derived.push('input');
+  if (cacheRead === undefined) derived.push('cacheRead');
+  if (cacheWrite === undefined) derived.push('cacheWrite');
   return {
     prices,
-    note: derived.length
-      ? `prices: ${derived.join(', ')} not observed in this session (no such tokens); derived from the ${family.id} cache multipliers`
-      : undefined,
+    note: `prices: ${derived.join(', ')} not observed in this session (no such tokens); derived from the ${family.id} cache multipliers`,
   };
 }
 
