@@ -1,17 +1,21 @@
 /**
  * The `prefix-lens` bin (dist/cli.js): a small first bundle. `analyze --json <path>…` with nothing
  * changed since the last such run is answered from the caches here (warm.ts), without loading the
- * analysis bundle; everything else loads dist/cli-main.js (src/cli/main.ts) and runs it.
+ * analysis bundle; everything else loads dist/cli-main.js (src/cli/main.ts, through a V8 code
+ * cache: codecache.ts) and runs it.
  */
 import { join } from 'node:path';
 import { defaultCacheDir, useCodeOf } from '../cache/identity.js';
+import { loadCached } from './codecache.js';
 import { warmJson } from './warm.js';
 
 const FULL = join(__dirname, 'cli-main.js');
 
-function full(): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  (require(FULL) as { cli: () => void }).cli();
+/** Loads the analysis bundle (through the V8 code cache, codecache.ts) and runs the CLI. */
+function full(cacheDir: string): void {
+  const { exports, save } = loadCached(FULL, cacheDir);
+  process.once('exit', save);
+  (exports as { cli: () => void }).cli();
 }
 
 const write = (b: Uint8Array | string) =>
@@ -27,14 +31,15 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw e;
 });
+const cacheDir = defaultCacheDir(process.env);
 warmJson(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,
-  cacheDir: defaultCacheDir(process.env),
+  cacheDir,
   sink: { line: (t) => write(`${t}\n`), bytes: write },
 }).then(
   (code) => {
-    if (code === null) full();
+    if (code === null) full(cacheDir);
     else process.exitCode = code;
   },
   (e: unknown) => {
