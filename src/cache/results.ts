@@ -20,6 +20,7 @@ import { readLines } from '../hosts/lines.js';
 import { openRef, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
+import { releaseBetweenSessions } from '../cli/memory.js';
 import { entryFile, identityWithRules, rulesHash, sameIdentity, type Identity } from './identity.js';
 
 export { defaultCacheDir, entryFile, sameIdentity, type Identity } from './identity.js';
@@ -43,7 +44,10 @@ export interface CacheOptions {
 
 /** Reads and analyzes a ref in this thread (the cache's default `analyze`). */
 export async function analyzeRefUncached(ref: SessionRef, rules: ProviderRules = defaultRules): Promise<SessionReport[]> {
-  return (await openRef(ref)).map((s) => attachPhux(sessionReport(analyzeSession(s, rules), rules), s));
+  const sessions = await openRef(ref);
+  // The reader's transcript objects are garbage now: collect before the analysis grows the heap.
+  releaseBetweenSessions();
+  return sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, rules), rules), s));
 }
 
 /**

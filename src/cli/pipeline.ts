@@ -43,7 +43,10 @@ export function reportOf(s: Session): SessionReport {
 
 /** Reads and analyzes one ref in this thread. */
 export async function analyzeRefDirect(ref: SessionRef): Promise<SessionReport[]> {
-  return (await openRef(ref)).map(reportOf);
+  const sessions = await openRef(ref);
+  // The reader's transcript objects are garbage now: collect before the analysis grows the heap.
+  releaseBetweenSessions();
+  return sessions.map(reportOf);
 }
 
 /**

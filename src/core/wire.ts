@@ -9,7 +9,7 @@
  * AI SDK send them (reference/pi.md §2, reference/opencode.md).
  */
 import type { Block, CacheBreakpoint, Segment } from './model.js';
-import { BLOCK_PARTS, COPY_BLOCK, type BlockPart } from './chain.js';
+import { BLOCK_PARTS, COPY_BLOCK, type BlockNode, type BlockPart } from './chain.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
 import { defaultRules, familyFor, type ProviderRules } from './rules.js';
 
@@ -324,6 +324,12 @@ const GROUP = Symbol('group');
  * message).
  */
 const MESSAGE = Symbol('message');
+/** A compacted block's canonical bytes (compactChains): its parts are then dropped. */
+const UTF8 = Symbol('utf8');
+/** The method compactChains calls on a block. */
+const COMPACT = Symbol('compact');
+/** Serialized values at least this long are kept as UTF-8 bytes by compactChains (characters). */
+const COMPACT_CHARS = 512;
 const FIRST = Symbol('first');
 const LAST = Symbol('last');
 
@@ -340,6 +346,7 @@ interface Parts {
   [HEAD]: string;
   [VALUE]: unknown;
   [TAIL]: string;
+  [UTF8]: Buffer | undefined;
 }
 
 interface PathParts {
@@ -355,6 +362,8 @@ interface PathParts {
  */
 const TEXT: PropertyDescriptor = {
   get(this: Parts): string {
+    const b = this[UTF8];
+    if (b) return b.toString('utf8');
     return this[HEAD] + JSON.stringify(this[VALUE]) + this[TAIL];
   },
   enumerable: true,
@@ -363,6 +372,8 @@ const TEXT: PropertyDescriptor = {
 /** TEXT for a block standing for several content elements (VALUE is their array, written without its brackets). */
 const GROUP_TEXT: PropertyDescriptor = {
   get(this: Parts): string {
+    const b = this[UTF8];
+    if (b) return b.toString('utf8');
     return this[HEAD] + JSON.stringify(this[VALUE]).slice(1, -1) + this[TAIL];
   },
   enumerable: true,
@@ -380,8 +391,10 @@ const PATH: PropertyDescriptor = {
   configurable: true,
 };
 const BYTES: PropertyDescriptor = {
-  get(this: Block): Uint8Array {
-    return Buffer.from(this.text!, 'utf8');
+  get(this: Block & Parts): Uint8Array {
+    // A copy either way: a caller may keep or change what it gets.
+    const b = this[UTF8];
+    return b ? Buffer.from(b) : Buffer.from(this.text!, 'utf8');
   },
   enumerable: true,
   configurable: true,
@@ -403,9 +416,10 @@ class MessageBlock implements Block {
   readonly [MESSAGE]: string;
   readonly [FIRST]: number;
   readonly [LAST]: number;
-  readonly [HEAD]: string;
-  readonly [VALUE]: unknown;
-  readonly [TAIL]: string;
+  [HEAD]: string;
+  [VALUE]: unknown;
+  [TAIL]: string;
+  [UTF8]: Buffer | undefined = undefined;
   declare readonly [GROUP]?: true;
 
   /**
@@ -441,17 +455,66 @@ class MessageBlock implements Block {
     if (origin) this.origin = origin;
   }
 
-  /** The same block (same parts, still lazy), breakpoint included. */
+  /** The same block (same parts, still lazy, or the same compacted bytes), breakpoint included. */
   [COPY_BLOCK](): Block {
     const b = new MessageBlock(this.item, this[MESSAGE], this[FIRST], this[LAST], this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP] === true);
+    b[UTF8] = this[UTF8];
     if (this.breakpoint) b.breakpoint = this.breakpoint;
     return b;
   }
 
+  /**
+   * Keeps the block's canonical text as UTF-8 bytes and drops the parts it was serialized from,
+   * when its value is long (COMPACT_CHARS) and well-formed (so decoding gives the text back
+   * exactly). `shared` maps a value already compacted with the same envelope to its bytes.
+   */
+  [COMPACT](shared: Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: Buffer }>>): void {
+    if (this[UTF8]) return;
+    const value = this[VALUE];
+    const group = this[GROUP] === true;
+    const known = shared.get(value)?.find((k) => k.head === this[HEAD] && k.tail === this[TAIL] && k.group === group);
+    if (known) {
+      this[UTF8] = known.bytes;
+    } else {
+      const json = JSON.stringify(value);
+      if (json.length < COMPACT_CHARS) return;
+      const text = this[HEAD] + (group ? json.slice(1, -1) : json) + this[TAIL];
+      if (!text.isWellFormed()) return;
+      const bytes = Buffer.from(text, 'utf8');
+      let list = shared.get(value);
+      if (!list) shared.set(value, (list = []));
+      list.push({ head: this[HEAD], tail: this[TAIL], group, bytes });
+      this[UTF8] = bytes;
+    }
+    this[VALUE] = undefined;
+    this[HEAD] = '';
+    this[TAIL] = '';
+  }
+
   /** The bytes as parts (chain.ts BLOCK_PARTS): the same as `text`, without concatenating it. */
   [BLOCK_PARTS](): BlockPart[] {
+    if (this[UTF8]) return [this[UTF8]];
     const json = JSON.stringify(this[VALUE]);
     return [this[HEAD], this[GROUP] ? json.slice(1, -1) : json, this[TAIL]];
+  }
+}
+
+/**
+ * Keeps the long reconstructed message blocks of these chains as UTF-8 bytes instead of the
+ * transcript values they serialize (each block's `text`, `bytes` and hash stay the same). A
+ * transcript's strings take 2 bytes per character as soon as one character is outside Latin-1 (a
+ * curly quote in a tool result), and the blocks are what keeps them alive after the read; for a
+ * reader whose transcript objects are released after the requests are built (a full Pi read).
+ * Each node is visited once; blocks of one value with the same envelope share their bytes.
+ */
+export function compactChains(tails: Iterable<BlockNode | null | undefined>): void {
+  const seen = new Set<BlockNode>();
+  const shared = new Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: Buffer }>>();
+  for (const tail of tails) {
+    for (let n = tail ?? null; n && !seen.has(n); n = n.prev) {
+      seen.add(n);
+      if (n.block instanceof MessageBlock) n.block[COMPACT](shared);
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import type { Session } from '../../core/model.js';
 import { readPiFile } from './read.js';
 import { reconstructRequests, transcriptEvents } from './normalize.js';
 import { wireRequests } from './wire.js';
+import { compactChains } from '../../core/wire.js';
 import { sourceLabel, type RequestSource } from '../wirematch.js';
 
 export { locatePiSessions, piAgentDir, decodeCwdDir, type PiSessionFile } from './locate.js';
@@ -68,6 +69,8 @@ export async function readPiSession(file: string, opts: ReadPiOptions = {}): Pro
     ignored: read.ignored,
     events: transcriptEvents(read),
   };
+  // The entry tree is released when this returns: the blocks keep their long texts as bytes.
+  if (requests === recon.requests) compactChains(requests.map((r) => r.tail));
   if (title) session.title = title;
   if (read.header?.cwd) session.cwd = read.header.cwd;
   return session;
