@@ -4,19 +4,24 @@
  *
  *   npm run bench:capture [-- --requests N]
  *
- * 1. TTFB: the same real Pi request body (test/fixtures/pi/main, Anthropic Messages, 9 KB) POSTed N
+ * 1. TTFB: the same real Pi request body (test/fixtures/pi/main, Anthropic Messages, 10 KB) POSTed N
  *    times directly to the scripted provider (scripts/record/fake-provider.mjs, a child process) and
- *    N times through `prefix-lens capture` (this process, saving to a temp folder), alternating,
- *    keep-alive on both paths; TTFB = request start → first response byte, ms. Reported: median and
- *    p95 of each path and of the per-pair difference.
+ *    N times through the proxy, alternating, keep-alive on both paths; TTFB = request start → first
+ *    response byte, ms. Reported: median and p95 of each path and of the per-pair difference, for
+ *    the proxy in this process (startCaptureServer, as the extension host runs it: the client and
+ *    the proxy share one event loop) and as its own process (`node dist/cli.js capture`, as the CLI
+ *    runs it; built when missing), each saving to a temp folder. Also printed: this process's
+ *    event-loop delay during the in-process run (perf_hooks; a blocked or descheduled loop shows
+ *    there) and the load average (the machine is shared: the direct path's own p95 moves with it).
  * 2. Streaming: an upstream (child process) that writes 20 SSE events 20 ms apart; for each event, the
  *    delay between its arrival directly and through the proxy (ms, median and max over all events
  *    of 20 streams): buffering would show as delays growing along the stream.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseUpstreams } from '../src/capture/route.js';
@@ -63,23 +68,62 @@ async function main(): Promise<void> {
   const proxy = await startCaptureServer({ store, port: 0, upstreams: parseUpstreams([direct]) });
   const body = readFileSync('test/fixtures/pi/main/requests/005-anthropic-messages.body.json');
 
-  for (let i = 0; i < 20; i++) {
-    await timed(`${direct}/v1/messages`, body);
-    await timed(`${proxy.url}/v1/messages`, body);
-  }
-  const d: number[] = [];
-  const p: number[] = [];
-  for (let i = 0; i < N; i++) {
-    d.push((await timed(`${direct}/v1/messages`, body)).ttfb);
-    p.push((await timed(`${proxy.url}/v1/messages`, body)).ttfb);
-  }
-  const added = p.map((x, i) => x - d[i]);
-  console.log(`TTFB, ${N} requests per path (Pi body ${body.length} bytes, Anthropic SSE, keep-alive):`);
-  console.log(`  direct        median ${f(pct(d, 50))} ms, p95 ${f(pct(d, 95))} ms`);
-  console.log(`  via capture   median ${f(pct(p, 50))} ms, p95 ${f(pct(p, 95))} ms`);
-  console.log(`  added         median ${f(pct(added, 50))} ms, p95 ${f(pct(added, 95))} ms   (target < 2 ms)`);
-  console.log(`  saved ${store.saved} bodies, ${store.failures} failures`);
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' / ');
+  /** N alternating pairs (after 20 to warm up); returns the TTFBs of both paths. */
+  const pairs = async (via: string) => {
+    for (let i = 0; i < 20; i++) {
+      await timed(`${direct}/v1/messages`, body);
+      await timed(`${via}/v1/messages`, body);
+    }
+    const d: number[] = [];
+    const p: number[] = [];
+    for (let i = 0; i < N; i++) {
+      d.push((await timed(`${direct}/v1/messages`, body)).ttfb);
+      p.push((await timed(`${via}/v1/messages`, body)).ttfb);
+    }
+    return { d, p, added: p.map((x, i) => x - d[i]) };
+  };
+  const report = (label: string, r: { d: number[]; p: number[]; added: number[] }) => {
+    console.log(`  ${label}:`);
+    console.log(`    direct        median ${f(pct(r.d, 50))} ms, p95 ${f(pct(r.d, 95))} ms`);
+    console.log(`    via capture   median ${f(pct(r.p, 50))} ms, p95 ${f(pct(r.p, 95))} ms`);
+    console.log(`    added         median ${f(pct(r.added, 50))} ms, p95 ${f(pct(r.added, 95))} ms   (target < 2 ms)`);
+  };
+  console.log(`TTFB, ${N} requests per path (Pi body ${body.length} bytes, Anthropic SSE, keep-alive); load average ${load()}:`);
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const inproc = await pairs(proxy.url);
+  loop.disable();
+  report('proxy in this process', inproc);
+  console.log(`    event-loop delay of this process: median ${f(loop.percentile(50) / 1e6)} ms, p99 ${f(loop.percentile(99) / 1e6)} ms, max ${f(loop.max / 1e6)} ms`);
+  // Saving runs beside the answer: wait for the last bodies before counting.
+  for (let i = 0; i < 200 && store.saved < N + 20; i++) await new Promise((r) => setTimeout(r, 10));
+  console.log(`    saved ${store.saved} bodies, ${store.failures} failures`);
   await proxy.close();
+
+  if (!existsSync('dist/cli.js')) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
+  const cli = spawn(process.execPath, ['dist/cli.js', 'capture', '--port', '0', '--upstream', direct, '--out', join(tmp, 'captures-cli'), '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(cli);
+  let text = '';
+  cli.stdout!.on('data', (c) => (text += c));
+  cli.stderr!.on('data', (c) => (text += c));
+  for (let i = 0; i < 400 && !/listening on (http:\S+)/.test(text); i++) await new Promise((r) => setTimeout(r, 25));
+  const cliUrl = /listening on (http:\S+)/.exec(text)?.[1];
+  if (!cliUrl) throw new Error(`prefix-lens capture did not start: ${text}`);
+  /** CPU seconds (user + system) the proxy process used so far (Linux /proc; null elsewhere). */
+  const cpu = () => {
+    try {
+      const f = readFileSync(`/proc/${cli.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    } catch {
+      return null;
+    }
+  };
+  const cpu0 = cpu();
+  report(`proxy as its own process (prefix-lens capture); load average ${load()}`, await pairs(cliUrl));
+  const cpu1 = cpu();
+  if (cpu0 !== null && cpu1 !== null) console.log(`    CPU time of the proxy process: ${f(((cpu1 - cpu0) * 1000) / (N + 20))} ms per request (user + system, 10 ms ticks over ${N + 20} requests)`);
+  cli.kill();
 
   // Streaming: 20 events, 20 ms apart.
   const slow = join(tmp, 'slow.mjs');

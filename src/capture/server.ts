@@ -85,13 +85,15 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
     const target = upstreamUrl(upstreams[route.family], url);
     const session = sessionOf(req.headers);
     if (route.api) requests++;
-    const slot = route.api ? opts.store.allocate(folderName(session?.value ?? null, receivedAtMs), route.api) : null;
+    // The slot (folder made and listed) is found beside the forwarding, never before it.
+    const slotP: Promise<Slot | null> = route.api ? opts.store.allocate(folderName(session?.value ?? null, receivedAtMs), route.api) : Promise.resolve(null);
 
     // Request: forwarded as it arrives; a bounded copy kept for the body file.
-    const hash = createHash('sha256');
     const chunks: Buffer[] = [];
     let bodyBytes = 0;
-    let keep = slot !== null;
+    let keep = route.api !== null;
+    /** The whole body once it ended (kept for the meta's model), when it was kept. */
+    let whole: Buffer | null = null;
     const transport = target.protocol === 'https:' ? https : http;
     const up = transport.request(target, {
       method: req.method,
@@ -99,11 +101,14 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
       agent: target.protocol === 'https:' ? agents.https : agents.http,
     });
     up.setNoDelay(true);
-    const bodySaved: Promise<boolean> = new Promise((done) => {
+    // Forwarded first, copied second; the copy is hashed and written only once the answer's first
+    // chunk has been passed on (or the exchange ended): no file system work between the request's
+    // end and its first answer byte (the time-to-first-byte window).
+    req.pipe(up);
+    const bodyComplete = new Promise<boolean>((done) => {
       req.on('data', (c: Buffer) => {
         bodyBytes += c.length;
         if (!keep) return;
-        hash.update(c);
         if (bodyBytes > FILE_LIMITS.body) {
           keep = false;
           chunks.length = 0;
@@ -111,12 +116,18 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
         } else chunks.push(c);
       });
       req.on('end', () => {
-        if (!slot || !keep) return done(false);
-        void opts.store.saveBody(slot, Buffer.concat(chunks)).then(done);
+        if (keep) whole = Buffer.concat(chunks);
+        chunks.length = 0;
+        done(keep);
       });
       req.on('error', () => done(false));
     });
-    req.pipe(up);
+    let bodySaved: Promise<boolean> | null = null;
+    const saveBody = (): Promise<boolean> =>
+      (bodySaved ??= bodyComplete.then(async (ok) => {
+        const slot = await slotP;
+        return ok && slot !== null && whole !== null ? opts.store.saveBody(slot, whole) : false;
+      }));
 
     let status: number | null = null;
     let startedAtMs: number | null = null;
@@ -125,10 +136,15 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
     const finish = async (error: string | null) => {
       if (finished) return;
       finished = true;
-      if (!slot || !route.api) return;
+      const slot = await slotP;
+      if (!slot || !route.api) {
+        void observer?.end(); // releases a decompressor
+        return;
+      }
       const facts = observer ? await observer.end() : { usage: null, responseId: null };
-      const saved = await bodySaved;
-      const body = saved ? Buffer.concat(chunks) : null;
+      const saved = await saveBody();
+      const body = saved ? whole : null;
+      whole = null;
       chunks.length = 0;
       const meta: Record<string, unknown> = {
         n: slot.n,
@@ -137,7 +153,7 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
         method: req.method,
         url: redactPath(url),
         upstream: displayUrl(target),
-        model: body ? modelOf(body) : null,
+        model: body ? topLevelString(body, 'model') : null,
         receivedAt: new Date(receivedAtMs).toISOString(),
         responseStartedAt: startedAtMs === null ? null : new Date(startedAtMs).toISOString(),
         responseEndedAt: new Date().toISOString(),
@@ -148,7 +164,7 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
         sessionId: session?.value ?? null,
         headers: redactHeaders(req.headers),
         bodyBytes,
-        bodySha256: saved ? hash.digest('hex') : null,
+        bodySha256: body ? createHash('sha256').update(body).digest('hex') : null,
         bodySaved: saved,
       };
       if (facts.note) meta.usageNote = facts.note;
@@ -162,12 +178,14 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
       startedAtMs = Date.now();
       res.writeHead(status, ures.statusMessage, responseHeaders(ures.rawHeaders));
       res.flushHeaders();
-      if (slot && route.api) {
+      // Piped first, observed second: each chunk is written to the agent before it is parsed.
+      ures.pipe(res);
+      if (route.api) {
         observer = new ResponseObserver(route.api, header(ures.headers['content-type']), header(ures.headers['content-encoding']));
         const o = observer;
         ures.on('data', (c: Buffer) => o.push(c));
+        ures.once('data', () => setImmediate(() => void saveBody()));
       }
-      ures.pipe(res);
       ures.on('end', () => void finish(null));
       ures.on('error', (e) => {
         res.destroy(e);
@@ -267,12 +285,64 @@ function responseHeaders(raw: string[]): string[] {
   return out;
 }
 
-/** The body's top-level `model`, or null (the body is saved either way). */
-function modelOf(body: Buffer): string | null {
-  try {
-    const m = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
-    return typeof m === 'string' ? m : null;
-  } catch {
-    return null;
+/**
+ * The string value of a top-level member of a JSON object, or null (not an object, no such member,
+ * not a string, not JSON up to it). Scans the bytes up to that member instead of parsing the whole
+ * body (hosts put `model` first; a parse of a large body would hold up every other stream).
+ */
+export function topLevelString(body: Uint8Array, key: string): string | null {
+  const Q = 0x22;
+  const n = body.length;
+  let i = 0;
+  const ws = () => {
+    while (i < n && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
+  };
+  /** Index after the string starting at i (a quote), or -1. */
+  const skipString = (from: number) => {
+    for (let j = from + 1; j < n; j++) {
+      if (body[j] === 0x5c) j++;
+      else if (body[j] === Q) return j + 1;
+    }
+    return -1;
+  };
+  const readString = (from: number): string | null => {
+    const end = skipString(from);
+    if (end < 0) return null;
+    try {
+      return JSON.parse(Buffer.from(body.buffer, body.byteOffset + from, end - from).toString('utf8')) as string;
+    } catch {
+      return null;
+    }
+  };
+  ws();
+  if (body[i] !== 0x7b) return null;
+  i++;
+  for (;;) {
+    ws();
+    if (body[i] !== Q) return null;
+    const k = readString(i);
+    i = skipString(i);
+    if (k === null || i < 0) return null;
+    ws();
+    if (body[i] !== 0x3a) return null;
+    i++;
+    ws();
+    if (k === key) return body[i] === Q ? readString(i) : null;
+    // Skip the value: strings, and nested brackets counted outside strings.
+    let depth = 0;
+    for (; i < n; i++) {
+      const c = body[i];
+      if (c === Q) {
+        const e = skipString(i);
+        if (e < 0) return null;
+        i = e - 1;
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) {
+        if (depth === 0) return null;
+        depth--;
+      } else if (c === 0x2c && depth === 0) break;
+    }
+    if (i >= n) return null;
+    i++;
   }
 }

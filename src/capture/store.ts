@@ -8,9 +8,8 @@
  * Saving never stands in the agent's way: every method reports failure by its result, never by
  * throwing, and the first failure of each kind is passed to `onWarn` once.
  */
-import { mkdirSync, readdirSync, statSync, chmodSync } from 'node:fs';
-import { readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /** Default size cap of a capture root, bytes (bodies + metas of every folder). */
 export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024 * 1024;
@@ -60,6 +59,7 @@ export class CaptureStore {
   private total = 0;
   private warned = new Set<string>();
   private inFlight = new Set<string>();
+  private chains = new Map<string, Promise<void>>();
   private pruning: Promise<void> | null = null;
   private readonly onWarn: (m: string) => void;
 
@@ -81,31 +81,43 @@ export class CaptureStore {
   }
 
   /**
-   * A numbered place for a request in `folder` (created 0700 with the root when missing).
-   * Synchronous, so numbers follow arrival order. Null when the folder cannot be made (warned once).
+   * A numbered place for a request in `folder` (created 0700 with the root when missing). Numbers
+   * follow the order of the calls (one chain of allocations per folder); the folder is made and
+   * listed without blocking the event loop, so a request is forwarded before its slot exists.
+   * Resolves null when the folder cannot be made (warned once). Never rejects.
    */
-  allocate(folder: string, api: string): Slot | null {
+  allocate(folder: string, api: string): Promise<Slot | null> {
     const dir = join(this.root, folder);
-    let n = this.next.get(dir);
-    try {
+    const prev = this.chains.get(dir) ?? Promise.resolve();
+    const mine = prev.then(async (): Promise<Slot | null> => {
+      let n = this.next.get(dir);
       if (n === undefined) {
-        mkdirPrivate(this.root);
-        mkdirPrivate(dir);
-        n = 0;
-        for (const name of readdirSync(dir)) {
-          const m = NAME.exec(name);
-          if (m) n = Math.max(n, Number(m[1]));
+        try {
+          await mkdirPrivate(this.root);
+          await mkdirPrivate(dir);
+          n = 0;
+          for (const name of await readdir(dir)) {
+            const m = NAME.exec(name);
+            if (m) n = Math.max(n, Number(m[1]));
+          }
+        } catch (e) {
+          this.fail('folder', `cannot create ${dir}: ${(e as Error).message}`);
+          return null;
         }
       }
-    } catch (e) {
-      this.fail('folder', `cannot create ${dir}: ${(e as Error).message}`);
-      return null;
-    }
-    n++;
-    this.next.set(dir, n);
-    const base = `${String(n).padStart(6, '0')}-${api}`;
-    this.inFlight.add(join(dir, base));
-    return { dir, base, n };
+      n++;
+      this.next.set(dir, n);
+      const base = `${String(n).padStart(6, '0')}-${api}`;
+      this.inFlight.add(join(dir, base));
+      return { dir, base, n };
+    });
+    const tail = mine.then(() => undefined);
+    this.chains.set(dir, tail);
+    // The chain of a folder is dropped once idle (a long-running proxy sees many session folders).
+    void tail.then(() => {
+      if (this.chains.get(dir) === tail) this.chains.delete(dir);
+    });
+    return mine;
   }
 
   /** Writes the body bytes (0600, never over an existing file). @returns false when it failed (warned once) */
@@ -113,7 +125,7 @@ export class CaptureStore {
     return this.write('body', join(slot.dir, `${slot.base}.body.json`), bytes);
   }
 
-  /** Writes the meta (JSON, 0600; replaces an earlier meta of the slot) and releases the slot. @returns false when it failed */
+  /** Writes the meta (JSON, 0600, once per slot, never over an existing file) and releases the slot. @returns false when it failed */
   async saveMeta(slot: Slot, meta: Record<string, unknown>): Promise<boolean> {
     const ok = await this.write('meta', join(slot.dir, `${slot.base}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
     this.inFlight.delete(join(slot.dir, slot.base));
@@ -122,10 +134,8 @@ export class CaptureStore {
 
   private async write(kind: 'body' | 'meta', file: string, data: Uint8Array | string): Promise<boolean> {
     try {
-      let before = 0;
-      if (kind === 'meta') before = await stat(file).then((s) => s.size, () => 0);
-      await writeFile(file, data, { mode: 0o600, flag: kind === 'body' ? 'wx' : 'w' });
-      this.total += (typeof data === 'string' ? Buffer.byteLength(data) : data.length) - before;
+      await writeFile(file, data, { mode: 0o600, flag: 'wx' });
+      this.total += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
       if (kind === 'body') this.saved++;
     } catch (e) {
       this.fail(kind, `cannot save ${file}: ${(e as Error).message}`);
@@ -195,13 +205,24 @@ export class CaptureStore {
   }
 }
 
-/** mkdir -p with 0700 on the folders it creates; an existing folder is left as it is. */
-function mkdirPrivate(dir: string): void {
-  try {
-    if (statSync(dir).isDirectory()) return;
-  } catch {
-    // missing: create below
+/**
+ * mkdir -p with 0700 on the folders it creates; an existing folder is left as it is. Walks up
+ * itself (at most 64 levels) instead of `mkdir({recursive})`, which never returns on a file system
+ * that answers ENOENT for a folder that exists (Node 20 on /proc).
+ * @throws the first error that is not "exists" or "parent missing"
+ */
+async function mkdirPrivate(dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let d = dir; missing.length < 64; d = dirname(d)) {
+    const st = await stat(d).catch(() => null);
+    if (st) break; // a folder, or something else: then the mkdir below it fails with the system's reason (ENOTDIR)
+    missing.push(d);
+    if (dirname(d) === d) break;
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  for (const d of missing.reverse()) {
+    await mkdir(d, { mode: 0o700 }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+    await chmod(d, 0o700);
+  }
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { parseUpstreams } from '../../../src/capture/route.js';
-import { startCaptureServer, type CaptureRecord, type CaptureServer } from '../../../src/capture/server.js';
+import { startCaptureServer, topLevelString, type CaptureRecord, type CaptureServer } from '../../../src/capture/server.js';
 import { CaptureStore } from '../../../src/capture/store.js';
 import { readCaptureSession } from '../../../src/hosts/capture/index.js';
 import { post, startFakeProvider, type FakeProvider } from './harness.js';
@@ -287,7 +287,7 @@ describe('capture proxy: streaming, failures and pruning', () => {
     await records(p.records, 3);
     assert.equal(p.warnings.length, 2);
     assert.match(p.warnings[0], /^cannot save .*000002-anthropic-messages\.body\.json: EEXIST/);
-    assert.match(p.warnings[1], /^cannot save .*000002-anthropic-messages\.meta\.json: EISDIR/);
+    assert.match(p.warnings[1], /^cannot save .*000002-anthropic-messages\.meta\.json: EEXIST/);
     assert.equal(p.store.saved, 1);
     await p.server.close();
     await provider.stop();
@@ -300,7 +300,7 @@ describe('capture proxy: streaming, failures and pruning', () => {
     const body = Buffer.alloc(2000, 'x');
     const slots = [];
     for (let i = 0; i < 6; i++) {
-      const s = store.allocate('2026-12-01', 'anthropic-messages')!;
+      const s = (await store.allocate('2026-12-01', 'anthropic-messages'))!;
       await store.saveBody(s, body);
       await store.saveMeta(s, { n: s.n });
       slots.push(s);
@@ -314,6 +314,35 @@ describe('capture proxy: streaming, failures and pruning', () => {
     const again = new CaptureStore({ root });
     await again.open();
     assert.equal(again.bytes, store.bytes);
-    assert.equal(again.allocate('2026-12-01', 'anthropic-messages')!.n, 7);
+    assert.equal((await again.allocate('2026-12-01', 'anthropic-messages'))!.n, 7);
+  });
+
+  it('numbers requests in call order without blocking, and a folder that cannot be made is a warning, never a hang', async () => {
+    const root = tmp('capture-order');
+    const warnings: string[] = [];
+    const store = new CaptureStore({ root, onWarn: (m) => warnings.push(m) });
+    const slots = await Promise.all([1, 2, 3].map(() => store.allocate('session-a', 'openai-completions')));
+    assert.deepEqual(slots.map((x) => x!.n), [1, 2, 3]);
+    assert.equal(statSync(join(root, 'session-a')).mode & 0o777, 0o700);
+    // A root below a regular file, and one on /proc (where Node's recursive mkdir never returns).
+    for (const bad of [join(root, 'session-a', '000001-x', 'sub'), '/proc/prefix-lens-no-such/captures']) {
+      writeFileSync(join(root, 'session-a', '000001-x'), '');
+      const s = new CaptureStore({ root: bad, onWarn: (m) => warnings.push(m) });
+      assert.equal(await s.allocate('2026-12-01', 'anthropic-messages'), null);
+    }
+    assert.equal(warnings.length, 2);
+    assert.match(warnings[1], /^cannot create \/proc\/prefix-lens-no-such\/captures\/2026-12-01: /);
+  });
+
+  it('topLevelString reads a top-level member without parsing the rest, and nothing nested', () => {
+    const b = (s: string) => Buffer.from(s);
+    assert.equal(topLevelString(b('{"model":"claude-sonnet-4-5","messages":[]}'), 'model'), 'claude-sonnet-4-5');
+    assert.equal(topLevelString(b(' {"messages":[{"model":"x","c":"}]{"}],"m\\"":1, "model" : "gpt-\\u0035"}'), 'model'), 'gpt-5');
+    assert.equal(topLevelString(b('{"messages":[{"model":"nested"}]}'), 'model'), null);
+    assert.equal(topLevelString(b('{"model":5}'), 'model'), null);
+    assert.equal(topLevelString(b('[{"model":"a"}]'), 'model'), null);
+    assert.equal(topLevelString(b('{"model":"cut'), 'model'), null);
+    // Stops at the member: what follows need not even be JSON.
+    assert.equal(topLevelString(b('{"model":"m",' + '!'.repeat(100)), 'model'), 'm');
   });
 });
