@@ -45,13 +45,17 @@ async function readRange(file: string, start: number, end: number): Promise<Buff
   }
 }
 
-/** Lines of `file` from `start`: complete ones become raw entries; the end of the last complete line is returned. */
-async function consume(file: string, start: number, firstLine: number, raws: RawLine[], diagnostics: Diagnostic[]) {
+/**
+ * Lines of `file` from `start`: complete ones become raw entries; the end of the last complete line
+ * is returned. With `limit`, a complete line that ends after it is left for a later update.
+ */
+async function consume(file: string, start: number, firstLine: number, raws: RawLine[], diagnostics: Diagnostic[], limit?: number) {
   let end = start;
   let line = firstLine - 1;
   let lines = 0;
   let pending: Diagnostic | null = null;
   for await (const l of readLines(file, { start, firstLine })) {
+    if (limit !== undefined && l.eol && l.end! > limit) break;
     if (l.oversized === undefined && l.text.trim() === '') {
       // Blank lines are skipped (as in a full read); a blank last line may still grow: not consumed.
       if (!l.eol) break;
@@ -105,14 +109,28 @@ export class PiLiveSession {
 
   private constructor(readonly file: string) {}
 
-  /** Reads the whole file. Never throws for bad content (diagnostics, as readPiSession). */
-  static async open(file: string): Promise<PiLiveSession> {
+  /**
+   * Reads the whole file. Never throws for bad content (diagnostics, as readPiSession).
+   * @param opts.holdBackLast leave the last complete line for the first `update` (the live
+   *   analysis warms its continued path with it, src/live/session.ts)
+   */
+  static async open(file: string, opts: { holdBackLast?: boolean } = {}): Promise<PiLiveSession> {
     const s = new PiLiveSession(file);
-    await s.reset();
+    let limit: number | undefined;
+    if (opts.holdBackLast) {
+      try {
+        const { handle, size } = await openRegular(file);
+        await handle.close();
+        limit = size - 1;
+      } catch {
+        // unreadable: reset says so
+      }
+    }
+    await s.reset(limit);
     return s;
   }
 
-  private async reset(): Promise<void> {
+  private async reset(limit?: number): Promise<void> {
     this.builder = null;
     this.events = [];
     this.eventsFor = 0;
@@ -127,7 +145,7 @@ export class PiLiveSession {
     this.lines = 0;
     this.pending = null;
     try {
-      const r = await consume(this.file, 0, 1, raws, this.lineDiagnostics);
+      const r = await consume(this.file, 0, 1, raws, this.lineDiagnostics, limit);
       this.offset = r.end;
       this.lastLine = r.line;
       this.lines = r.lines;

@@ -175,4 +175,42 @@ describe('live tail (Pi): continuing from the last complete line', () => {
     assert.ok(reads > 10, `${reads} reports read`);
     assert.equal(JSON.stringify(live.report), JSON.stringify(await full()));
   });
+
+  it('opened with the last line held back (the warm-up of large sessions), gives the full analysis at open and after appends', async function () {
+    this.timeout(120_000);
+    const gen = join(dir, 'warmup-source.jsonl');
+    await writeSession(gen, { bytes: 400_000, seed: 5, id: '019a0000-0000-7000-8000-00000000aaaa', cwd: '/home/dev/w', startMs: Date.UTC(2026, 10, 4) });
+    const one = join(dir, 'one-line.jsonl');
+    writeFileSync(one, `${readFileSync(FIXTURES[0], 'utf8').split('\n')[0]}\n`);
+    const partial = join(dir, 'partial-last.jsonl');
+    const fixture = readFileSync(FIXTURES[1], 'utf8');
+    writeFileSync(partial, fixture.slice(0, fixture.lastIndexOf('\n', fixture.length - 2) + 40)); // the last line half written
+    for (const source of [...FIXTURES, gen, one, partial]) {
+      const file = join(dir, `warm-${source.split('/').pop()}`);
+      writeFileSync(file, readFileSync(source));
+      const [ref] = await findSessions(file);
+      const opts = { calibrationLimit: 12 };
+      const full = async () => {
+        const s = await readPiSession(file);
+        return JSON.stringify(attachPhux(sessionReport(analyzeSession(s, undefined, opts)), s));
+      };
+      const live = await LiveAnalysis.open(ref, { ...opts, warmUpBytes: 0 });
+      assert.equal(JSON.stringify(live.report), await full(), `${source} at open`);
+      // (A file of only its header is read again at every update, with or without the warm-up.)
+      if (source !== one) assert.equal((await live.update()).change, 'unchanged', `${source}: the held-back line was read at open`);
+      // Two more turns: the last two lines again with new ids.
+      const lines = readFileSync(source, 'utf8').trimEnd().split('\n');
+      if (lines.length < 3 || source === partial) continue;
+      const [u, a] = lines.slice(-2).map((l) => JSON.parse(l) as { id?: string; parentId?: string });
+      let parent = (JSON.parse(lines[lines.length - 1]) as { id: string }).id;
+      for (let k = 0; k < 2; k++) {
+        const nu = { ...u, id: `w${k}u`, parentId: parent };
+        const na = { ...a, id: `w${k}a`, parentId: nu.id };
+        parent = na.id;
+        appendFileSync(file, `${JSON.stringify(nu)}\n${JSON.stringify(na)}\n`);
+        const up = await live.update();
+        assert.equal(JSON.stringify(up.report), await full(), `${source} after append ${k + 1}`);
+      }
+    }
+  });
 });
