@@ -1,4 +1,9 @@
 // Scripted LLM provider on 127.0.0.1 for recording OpenCode fixtures (scripts/record/record-opencode.sh).
+// Not (yet) the shared scripts/record/fake-provider.mjs: its file names (`NNN-<kind>`), meta
+// (`kind`, raw `headers` with `x-session-id`) and synthetic usage (this file's own cache
+// simulation) are what test/fixtures/opencode and the exact values of its tests were recorded
+// with; moving means a shared `--script opencode` with this naming and simulation, then
+// re-recording both OpenCode fixtures and re-deriving those values.
 //
 //   POST /v1/chat/completions   OpenAI Chat Completions (what @ai-sdk/openai-compatible sends), SSE
 //   POST /v1/messages           Anthropic Messages (what @ai-sdk/anthropic sends), SSE
