@@ -15,7 +15,7 @@ import { FleetView } from './fleetView.js';
 import { createLog, type Log } from './log.js';
 import { pickSession } from './sessionPick.js';
 import { SessionsView } from './sessionsView.js';
-import { ruleOverrides } from './settings.js';
+import { discoverOptions, ruleOverrides } from './settings.js';
 import { SummaryCache } from './summaryCache.js';
 import type { SessionReport } from '../report/json.js';
 import type { TimelinePanels } from './timelinePanel.js';
@@ -108,6 +108,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         extensionUri: context.extensionUri,
         log,
         analyze: (ref, quiet) => (quiet ? analyzeQuietly(ref) : analyze(ref)),
+        current: async (ref) => (await resolvePath(ref.path)).find((r) => r.key === ref.key),
         find: async (key, path) => {
           const refs = await sessions.sessions();
           const found = refs.find((r) => (key ? r.key === key : r.path === path)) ?? refs.find((r) => r.path === path);
@@ -126,6 +127,13 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   );
 
   /** The listed session a target names; a path not listed (a file opened by hand) becomes a Pi ref. */
+  /** The sessions the registry recognizes in one file or folder (any host), through the worker. */
+  const resolvePath = (path: string): Promise<SessionRef[]> =>
+    worker.run({ op: 'resolve', path, opts: discoverOptions() }, { urgent: true }).then(
+      (r) => r.refs,
+      (e: Error) => (log.warn(`cannot recognize ${path}: ${e.message}`), []),
+    );
+
   const resolveTarget = async (t: TimelineTarget, title: string): Promise<{ ref: SessionRef; requestIndex?: number } | undefined> => {
     if (!t) {
       const ref = await pickSession(sessions, title);
@@ -134,6 +142,10 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     if ('key' in t) return { ref: t };
     const found = await sessions.findByPath(t.path);
     if (found) return { ref: found, requestIndex: t.requestIndex };
+    // A file outside the listed folders: recognized by the registry as the CLI does (any host).
+    const resolved = await resolvePath(t.path);
+    const named = resolved.find((r) => r.path === t.path) ?? resolved[0];
+    if (named) return { ref: named, requestIndex: t.requestIndex };
     const { stat } = await import('node:fs/promises');
     const st = await stat(t.path);
     return { ref: fileRef(t.path, st), requestIndex: t.requestIndex };

@@ -2,13 +2,17 @@
  * Timeline panels: one WebviewPanel per session showing the Timeline app (dist/webview.js +
  * dist/webview.css, media/) in the shell of src/report/webviewHtml.ts. Messages are those of
  * src/protocol.ts, checked with its zod schemas on receipt (the app checks its side). The panel
- * follows its session file (live tail: re-analyzed when the file grows) and is restored after a
+ * follows its session file and its captured bodies (live tail: re-analyzed when either grows) and is restored after a
  * window reload by the WebviewPanelSerializer from the state the app saves.
  */
 import { randomBytes } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
+import { folderName } from '../capture/store.js';
+import { CAPTURE_JOINED, captureRoots } from '../hosts/capturestamp.js';
 import type { SessionRef } from '../hosts/registry.js';
 import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, type FromWebviewMessage, type ToWebviewMessage } from '../protocol.js';
 import { htmlReport } from '../report/html.js';
@@ -18,12 +22,23 @@ import type { Log } from './log.js';
 
 export const VIEW_TYPE = 'prefixLens.timeline';
 
+/** Hosts whose open Timeline follows its transcript (one file, or OpenCode's database and WAL). */
+const LIVE_HOSTS: ReadonlySet<SessionRef['host']> = new Set<SessionRef['host']>(['pi', 'opencode', 'claude-code', 'codex', 'pi-desktop']);
+/** A capture folder of one UTC day (requests sent without a session header). */
+const DAY_FOLDER = /^\d{4}-\d\d-\d\d$/;
+
 /** What the panels need from the rest of the extension. */
 export interface TimelineDeps {
   extensionUri: vscode.Uri;
   log: Log;
   /** Analyzes a session; undefined when cancelled. `quiet`: no progress notification (live tail). */
   analyze(ref: SessionRef, quiet?: boolean): Promise<SessionReport | undefined>;
+  /**
+   * The ref as its files are now (size, mtime and the host's own stamp), undefined when the
+   * registry no longer finds it: what the live tail analyzes, so a cache entry of the old state
+   * is not taken for the new one.
+   */
+  current(ref: SessionRef): Promise<SessionRef | undefined>;
   /** The listed session with this key or path (restoring a panel after reload). */
   find(key: string | undefined, path: string): Promise<SessionRef | undefined>;
 }
@@ -64,9 +79,16 @@ class TimelinePanel {
       panel.onDidDispose(() => this.dispose()),
     );
     // Live tail: the session's file changing (an agent writing) re-analyzes and reloads the panel.
-    if (ref.host === 'pi' || ref.host === 'opencode') {
+    if (LIVE_HOSTS.has(ref.host)) {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirOf(ref.path)), baseOf(ref.path) + (ref.host === 'opencode' ? '*' : '')));
       this.disposables.push(w, w.onDidChange(() => this.tailSoon()), w.onDidCreate(() => this.tailSoon()));
+    }
+    // A captured body can be saved after its transcript line (the proxy writes the meta when the
+    // response ends): a new one in this session's folder, or in a day folder (hosts without a
+    // session header), is a change of the session too.
+    if (LIVE_HOSTS.has(ref.host) && CAPTURE_JOINED.has(ref.host)) {
+      const own = new Set([folderName(ref.id, 0), ...(ref.parentId ? [folderName(ref.parentId, 0)] : [])]);
+      for (const root of captureRoots(process.env)) this.disposables.push(watchCaptures(root, own, () => this.tailSoon()));
     }
   }
 
@@ -137,7 +159,8 @@ class TimelinePanel {
     } catch {
       return;
     }
-    const ref = { ...this.ref, size: st.size, mtimeMs: st.mtimeMs };
+    const fresh = await this.deps.current(this.ref).catch(() => undefined);
+    const ref = fresh ?? { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined };
     const report = await this.deps.analyze(ref, true).catch((e: Error) => {
       this.deps.log.warn(`timeline: live update of ${ref.path} failed: ${e.message}`);
       return undefined;
@@ -154,6 +177,44 @@ class TimelinePanel {
     for (const d of this.disposables) d.dispose();
     this.onDispose();
   }
+}
+
+/**
+ * Watches a capture root for bodies of a session: its own folders (`own`) and day folders, the
+ * ones there now and those created later (inotify through fs.watch, one level each: VS Code's
+ * recursive watcher outside the workspace did not report them). A root that does not exist yet
+ * is not watched.
+ */
+function watchCaptures(root: string, own: ReadonlySet<string>, changed: () => void): vscode.Disposable {
+  const watchers = new Map<string, FSWatcher>();
+  const folder = (name: string) => {
+    if (watchers.has(name)) return;
+    try {
+      const w = watch(join(root, name), (_e, file) => {
+        if (typeof file === 'string' && file.endsWith('.meta.json')) changed();
+      });
+      w.on('error', () => w.close());
+      watchers.set(name, w);
+    } catch {
+      // not there (yet)
+    }
+  };
+  const relevant = (name: string) => own.has(name) || DAY_FOLDER.test(name);
+  try {
+    const w = watch(root, (_e, name) => {
+      if (typeof name === 'string' && relevant(name)) {
+        folder(name);
+        changed();
+      }
+    });
+    w.on('error', () => w.close());
+    watchers.set('', w);
+    for (const name of own) folder(name);
+    folder(new Date().toISOString().slice(0, 10));
+  } catch {
+    // no capture root
+  }
+  return { dispose: () => watchers.forEach((w) => w.close()) };
 }
 
 function dirOf(p: string): string {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { captureRoots } from '../../src/hosts/capturestamp.js';
 import { REPORT_ELEMENT_ID } from '../../src/protocol.js';
 import { PI_MAIN, api, testEnv, until } from './helpers.js';
 
@@ -45,6 +46,37 @@ describe('Timeline panel', () => {
     appendFileSync(file, lines.slice(24).join('\n'));
     await until('the panel to reload with 13 requests', () => panel.current.requests.length === 13 && panel.loads >= 2, 30_000);
     assert.equal(panel.current.totals.breaks, 3);
+  });
+
+  it('follows a Claude Code transcript as it grows, and joins captured bodies saved after it (live tail)', async () => {
+    const a = await api();
+    const id = '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6';
+    const fixture = join(testEnv.repo, 'test/fixtures/claude-code');
+    const dir = join(testEnv.tmp, 'cc-live', 'projects', '-tmp-cc-live');
+    mkdirSync(dir, { recursive: true });
+    const lines = readFileSync(join(fixture, 'claude/projects/-tmp-prefix-lens-cc-lab-project', `${id}.jsonl`), 'utf8').split('\n');
+    const file = join(dir, `${id}.jsonl`);
+    // Lines 1–40: requests #1–#3 (no sub-agent folder: the main session alone).
+    writeFileSync(file, `${lines.slice(0, 40).join('\n')}\n`);
+    const root = captureRoots(process.env)[0];
+    mkdirSync(root, { recursive: true });
+    const first = await vscode.commands.executeCommand<{ requests: unknown[]; evidence: string }>('prefixLens.openTimeline', { path: file });
+    assert.deepEqual([first?.requests.length, first?.evidence], [3, 'reconstructed']);
+    const panel = (await a.timelines()).get(file)!;
+    await until('the first load', () => panel.loads >= 1, 60_000);
+    appendFileSync(file, lines.slice(40).join('\n'));
+    await until('the panel to reload with 12 requests', () => panel.current.requests.length === 12, 30_000);
+    assert.equal(panel.current.evidence, 'reconstructed');
+    // The capture proxy saves the bodies (the main session's; 006 is the sub-agent's) after the transcript lines.
+    const folder = join(root, `session-${id}`);
+    mkdirSync(folder, { recursive: true });
+    const bodies = readdirSync(join(fixture, 'requests')).filter((f) => !f.startsWith('006-'));
+    for (const f of bodies.filter((b) => b.endsWith('.body.json'))) copyFileSync(join(fixture, 'requests', f), join(folder, f));
+    for (const f of bodies.filter((b) => b.endsWith('.meta.json'))) copyFileSync(join(fixture, 'requests', f), join(folder, f));
+    await until('the panel to reload in wire mode', () => panel.current.evidence === 'wire', 30_000);
+    // The compaction's summary call is in the captures only: 13 requests.
+    assert.equal(panel.current.requests.length, 13);
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it('exports the standalone HTML report of a session (the same app and view model)', async () => {
