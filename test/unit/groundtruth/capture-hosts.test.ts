@@ -10,8 +10,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../../src/cli/main.js';
-import type { Report, RequestReport } from '../../../src/report/json.js';
+import { analyzeJson, essence } from './wire-essence.js';
 
 const root = process.env.PREFIX_LENS_FRESH_CAPTURE;
 /** Every scenario the recorder wrote with captures (claude-code, claude-code-autocompact, codex, codex-agents). */
@@ -30,14 +29,6 @@ function transcripts(dir: string): string[] {
   return found.sort();
 }
 
-async function analyzeJson(args: string[]): Promise<Report> {
-  const out: string[] = [];
-  const err: string[] = [];
-  assert.equal(await main(['analyze', '--json', '--no-cache', ...args], (s) => out.push(s), (s) => err.push(s)), 0, err.join('\n'));
-  return JSON.parse(out.join('\n')) as Report;
-}
-
-const essence = (r: RequestReport) => [r.index, r.kind, r.model, r.evidence, r.verdict, r.prefixHash, r.segments, r.usage, r.break && [r.break.segment, r.break.path, r.break.byteOffset], r.causes.map((c) => c.kind)];
 
 for (const host of hosts) {
   describe(`${host} through the capture proxy (fresh recording)`, () => {

@@ -10,20 +10,12 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../../src/cli/main.js';
-import type { Report, RequestReport } from '../../../src/report/json.js';
+import type { Report } from '../../../src/report/json.js';
+import { analyzeJson, essence } from './wire-essence.js';
 import { sessionIds } from '../opencode/helpers.js';
 
 const FX = 'test/fixtures/opencode-capture';
 
-async function analyzeJson(args: string[]): Promise<Report> {
-  const out: string[] = [];
-  const err: string[] = [];
-  assert.equal(await main(['analyze', '--json', '--no-cache', ...args], (s) => out.push(s), (s) => err.push(s)), 0, err.join('\n'));
-  return JSON.parse(out.join('\n')) as Report;
-}
-
-const essence = (r: RequestReport) => [r.index, r.kind, r.model, r.evidence, r.verdict, r.prefixHash, r.segments, r.usage, r.break && [r.break.segment, r.break.path, r.break.byteOffset], r.causes.map((c) => c.kind)];
 const bodies = (caps: string) => readdirSync(caps).flatMap((d) => readdirSync(join(caps, d)).filter((f) => f.endsWith('.body.json')).map((f) => join(caps, d, f)));
 
 describe('OpenCode through the capture proxy (committed recording)', () => {
