@@ -18,11 +18,11 @@
 // CAPTURE=1: the capture proxy (`prefix-lens capture`, the repository's dist/cli.js) sits between
 // the host and the provider; it saves what it forwarded into OUTDIR/<host>/captures/ (its own
 // layout) and the recording fails unless that is exactly the bytes the provider received.
-import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkCapturedBodies, startCaptureProxy } from '../capture-lab.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PKG = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8'));
@@ -109,15 +109,10 @@ class Lab {
     this.port = this.provider.port;
     if (CAPTURE) {
       this.captures = path.join(this.root, 'captures');
-      const child = spawn(process.execPath, [CLI, 'capture', '--port', '0', '--upstream', `http://127.0.0.1:${this.provider.port}`, '--out', this.captures, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.stderr.on('data', (d) => (text += d));
-      for (let i = 0; i < 200 && !/listening on http:\/\/127\.0\.0\.1:\d+/.test(text); i++) await sleep(50);
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-      if (!m) throw new Failure(`the capture proxy did not start:\n${text}`);
-      this.port = Number(m[1]);
-      this.proxy = { child, output: () => text };
+      this.proxy = await startCaptureProxy({ cli: CLI, upstreamPort: this.provider.port, out: this.captures, spawnNode: (args) => spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] }) }).catch((e) => {
+        throw new Failure(e.message);
+      });
+      this.port = this.proxy.port;
       log(`[${this.name}] capture proxy on 127.0.0.1:${this.port}`);
     }
   }
@@ -146,11 +141,13 @@ class Lab {
         this.proxy.child.kill('SIGTERM');
       });
       if (/warning/.test(this.proxy.output())) throw new Failure(`[${this.name}] the capture proxy reported problems:\n${this.proxy.output()}`);
-      const shas = (dir, files) => files.map((f) => createHash('sha256').update(fs.readFileSync(path.join(dir, f))).digest('hex')).sort();
-      const got = shas(this.captures, fs.readdirSync(this.captures).flatMap((d) => fs.readdirSync(path.join(this.captures, d)).filter((f) => f.endsWith('.body.json')).map((f) => path.join(d, f))));
-      const want = shas(this.requests, fs.readdirSync(this.requests).filter((f) => f.endsWith('.body.json')));
-      if (got.length !== want.length || got.some((h, i) => h !== want[i])) throw new Failure(`[${this.name}] the capture proxy saved ${got.length} bodies, not byte-identical to the ${want.length} the provider received`);
-      log(`[${this.name}] the capture proxy saved all ${got.length} bodies byte for byte`);
+      let saved;
+      try {
+        saved = checkCapturedBodies(this.captures, this.requests);
+      } catch (e) {
+        throw new Failure(`[${this.name}] ${e.message}`);
+      }
+      log(`[${this.name}] the capture proxy saved all ${saved} bodies byte for byte`);
     }
     this.steps.push(`end\t${countRequests(this.requests)}\t-\t-`);
     const unrouted = path.join(this.requests, 'unrouted.log');

@@ -10,11 +10,11 @@
 // OpenCode and the provider (the providers' `options.baseURL` name the proxy); it saves what it
 // forwarded into OUTDIR/captures/ (its own layout: one `session-<x-session-id>` folder per
 // session) and the recording fails unless those are exactly the bytes the provider received.
-import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkCapturedBodies, startCaptureProxy } from '../capture-lab.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const VERSION = '1.18.33';
@@ -239,15 +239,10 @@ async function main() {
   let proxy = null;
   if (CAPTURE) {
     // OpenCode is pointed at the proxy, which forwards to the provider (PORT = the proxy's port).
-    const child = start(process.execPath, [CLI, 'capture', '--port', '0', '--upstream', `http://127.0.0.1:${PROVIDER_PORT}`, '--out', path.join(LAB, 'captures'), '--quiet']);
-    let text = '';
-    child.stdout.on('data', (d) => (text += d));
-    child.stderr.on('data', (d) => (text += d));
-    for (let i = 0; i < 200 && !/listening on http:\/\/127\.0\.0\.1:\d+/.test(text); i++) await sleep(50);
-    const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
-    if (!m) throw new Failure(`the capture proxy did not start:\n${text}`);
-    PORT = Number(m[1]);
-    proxy = { child, output: () => text };
+    proxy = await startCaptureProxy({ cli: CLI, upstreamPort: PROVIDER_PORT, out: path.join(LAB, 'captures'), spawnNode: (args) => start(process.execPath, args) }).catch((e) => {
+      throw new Failure(e.message);
+    });
+    PORT = proxy.port;
     log(`capture proxy on 127.0.0.1:${PORT}`);
   }
 
@@ -331,13 +326,13 @@ async function main() {
   if (proxy) {
     await stop(proxy.child, 'capture proxy');
     if (/warning/.test(proxy.output())) throw new Failure(`the capture proxy reported problems:\n${proxy.output()}`);
-    const sha = (f) => createHash('sha256').update(fs.readFileSync(f)).digest('hex');
-    const caps = path.join(LAB, 'captures');
-    const got = fs.readdirSync(caps).flatMap((d) => fs.readdirSync(path.join(caps, d)).filter((f) => f.endsWith('.body.json')).map((f) => sha(path.join(caps, d, f)))).sort();
-    const reqs = path.join(LAB, 'requests');
-    const want = fs.readdirSync(reqs).filter((f) => f.endsWith('.body.json')).map((f) => sha(path.join(reqs, f))).sort();
-    if (got.length !== want.length || got.some((h, i) => h !== want[i])) throw new Failure(`the capture proxy saved ${got.length} bodies, not byte-identical to the ${want.length} the provider received`);
-    log(`the capture proxy saved all ${got.length} bodies byte for byte`);
+    let saved;
+    try {
+      saved = checkCapturedBodies(path.join(LAB, 'captures'), path.join(LAB, 'requests'));
+    } catch (e) {
+      throw new Failure(e.message);
+    }
+    log(`the capture proxy saved all ${saved} bodies byte for byte`);
   }
 
   // ---- checkpoint: the last connection's close folds the WAL into opencode.db
