@@ -473,19 +473,25 @@ export { CAPTURE_JOINED } from './capturestamp.js';
  * evidence, with an info diagnostic naming how many bodies were joined from where.
  */
 export async function openRef(ref: SessionRef, opts: OpenRefOptions = {}): Promise<Session[]> {
-  const host = hostOf(ref.host);
-  let sessions = await host.open(ref, opts);
-  if (opts.requestsDir === undefined && CAPTURE_JOINED.has(ref.host)) {
-    const roots = captureRoots(opts.env ?? process.env);
-    const files = roots.length ? await capturedBodiesFor(sessions, roots) : [];
-    if (files.length) {
-      const label = roots.join(', ');
-      sessions = await host.open(ref, { ...opts, requestsDir: { label, files } });
-      const wire = sessions.reduce((n, s) => n + s.requests.filter((r) => r.evidence === 'wire').length, 0);
-      sessions[0]?.diagnostics.push({ file: label, line: 0, severity: 'info', message: `capture proxy: ${files.length} captured request bod${files.length === 1 ? 'y' : 'ies'} joined (${wire} request(s) with wire evidence)` });
-    }
-  }
+  let sessions = await hostOf(ref.host).open(ref, opts);
+  if (opts.requestsDir === undefined && CAPTURE_JOINED.has(ref.host)) sessions = (await withCapturedBodies(ref, sessions, opts)) ?? sessions;
   return sessions.map(checkSessionNumbers);
+}
+
+/**
+ * `sessions` (read from `ref` without bodies) read again with the bodies the capture proxy saved
+ * for them (capture roots of `opts.env`), with an info diagnostic naming how many were joined
+ * from where; null when it saved none. The numbers are not checked (openRef does).
+ */
+export async function withCapturedBodies(ref: SessionRef, sessions: Session[], opts: OpenRefOptions = {}): Promise<Session[] | null> {
+  const roots = captureRoots(opts.env ?? process.env);
+  const files = roots.length ? await capturedBodiesFor(sessions, roots) : [];
+  if (!files.length) return null;
+  const label = roots.join(', ');
+  const joined = await hostOf(ref.host).open(ref, { ...opts, requestsDir: { label, files } });
+  const wire = joined.reduce((n, s) => n + s.requests.filter((r) => r.evidence === 'wire').length, 0);
+  joined[0]?.diagnostics.push({ file: label, line: 0, severity: 'info', message: `capture proxy: ${files.length} captured request bod${files.length === 1 ? 'y' : 'ies'} joined (${wire} request(s) with wire evidence)` });
+  return joined;
 }
 
 /** Frees what readers keep open between `open` calls (OpenCode's database). Call after a batch. */

@@ -21,9 +21,11 @@ import { Calibration, SessionJudge, sameTokenModel, totals, type RequestAnalysis
 import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
-import { capturedBodiesFor, captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
+import { captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
 import { peekFile } from '../hosts/peek.js';
-import { CAPTURE_JOINED, openRef, type SessionRef } from '../hosts/registry.js';
+import { dbStamp } from '../hosts/sqlite.js';
+import { checkSessionNumbers } from '../hosts/numbers.js';
+import { CAPTURE_JOINED, openRef, withCapturedBodies, type SessionRef } from '../hosts/registry.js';
 import { keepsRequestReports, requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
@@ -44,20 +46,9 @@ export interface LiveUpdate {
   readonly report: SessionReport;
 }
 
+/** The file's (and its WAL's) size and mtime, `missing` when it is gone (hosts/sqlite.ts dbStamp). */
 function identity(path: string): string {
-  try {
-    const st = statSync(path);
-    let wal = '';
-    try {
-      const w = statSync(`${path}-wal`);
-      wal = `${w.size}:${w.mtimeMs}`;
-    } catch {
-      // no WAL
-    }
-    return `${st.size}:${st.mtimeMs}:${wal}`;
-  } catch {
-    return 'missing';
-  }
+  return dbStamp(path) ?? 'missing';
 }
 
 /** The first timestamp in a regular file's first 64 KiB (capturejoin.ts headStartMs), or null. */
@@ -178,8 +169,9 @@ export class LiveAnalysis {
     let session: Session = this.pi ? this.pi.session() : (await openRef(this.ref))[0];
     // A Pi session with captured bodies: read in full with them (openRef joins), not continued.
     let joined = false;
-    if (this.pi && this.captures !== null && (await capturedBodiesFor([session], captureRoots(process.env))).length) {
-      session = (await openRef(this.ref))[0];
+    const withBodies = this.pi && this.captures !== null ? await withCapturedBodies(this.ref, [session]) : null;
+    if (withBodies) {
+      session = checkSessionNumbers(withBodies[0]);
       joined = true;
     }
     const st = this.state;
