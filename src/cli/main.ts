@@ -427,6 +427,8 @@ async function run(
  */
 let draining: Promise<void> | null = null;
 function stdoutDrain(): Promise<void> {
+  // Checked first: a wait that resolved at once must not stay behind as the shared one.
+  if (!process.stdout.writableNeedDrain || process.stdout.destroyed) return Promise.resolve();
   // One wait shared by every write that found the buffer full (text mode does not await each line).
   draining ??= new Promise<void>((ok) => {
     const done = () => {
@@ -435,7 +437,6 @@ function stdoutDrain(): Promise<void> {
       draining = null;
       ok();
     };
-    if (!process.stdout.writableNeedDrain || process.stdout.destroyed) return done();
     process.stdout.once('drain', done);
     process.stdout.once('close', done);
   });

@@ -7,10 +7,11 @@ import { homedir } from 'node:os';
 import { analyzeSession } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { openSessions } from '../hosts/open.js';
-import { openRef, releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
+import { releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
+import { analyzeRefUncached } from '../cache/results.js';
 import { releaseBetweenSessions } from './memory.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
@@ -41,12 +42,9 @@ export function reportOf(s: Session): SessionReport {
   return attachPhux(sessionReport(analyzeSession(s)), s);
 }
 
-/** Reads and analyzes one ref in this thread. */
-export async function analyzeRefDirect(ref: SessionRef): Promise<SessionReport[]> {
-  const sessions = await openRef(ref);
-  // The reader's transcript objects are garbage now: collect before the analysis grows the heap.
-  releaseBetweenSessions();
-  return sessions.map(reportOf);
+/** Reads and analyzes one ref in this thread (the cache's own uncached path, bundled rules). */
+export function analyzeRefDirect(ref: SessionRef): Promise<SessionReport[]> {
+  return analyzeRefUncached(ref);
 }
 
 /**
