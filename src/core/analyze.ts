@@ -274,10 +274,11 @@ export class SessionJudge {
       // order of a tool call is other prompt text: a read past it contradicts our evidence instead.)
       // The observed read is the evidence (nearer to the matched entry's whole size than to the
       // read up to the change, as for params); without usage the break stands.
-      const matchedFull = bp ? entryFull(lin, best, tokensAt) : 0;
+      const encodingOnly = bp !== null && a.causes.length > 0 && a.causes.every((c) => c.kind === 'representation-only' && c.detail.startsWith(OTHER_ENCODING));
+      const matchedFull = encodingOnly ? entryFull(lin, best, tokensAt) : 0;
       const readPastChange =
         a.observedRead !== null && a.expectedRead !== null && matchedFull > a.expectedRead && a.observedRead >= (a.expectedRead + matchedFull) / 2;
-      if (bp && readPastChange && a.causes.length > 0 && a.causes.every((c) => c.kind === 'representation-only' && c.detail.startsWith(OTHER_ENCODING))) {
+      if (bp && encodingOnly && readPastChange) {
         for (const c of a.causes) {
           c.certainty = 'likely';
           c.detail += ` (the provider still read the cache past it: ${a.observedRead} tokens read, ~${a.expectedRead} expected up to the change)`;

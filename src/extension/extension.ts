@@ -126,7 +126,6 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     }),
   );
 
-  /** The listed session a target names; a path not listed (a file opened by hand) becomes a Pi ref. */
   /** The sessions the registry recognizes in one file or folder (any host), through the worker. */
   const resolvePath = (path: string): Promise<SessionRef[]> =>
     worker.run({ op: 'resolve', path, opts: discoverOptions() }, { urgent: true }).then(
@@ -134,6 +133,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       (e: Error) => (log.warn(`cannot recognize ${path}: ${e.message}`), []),
     );
 
+  /** The listed session a target names; a path not listed (a file opened by hand) is recognized by the registry (else read as Pi). */
   const resolveTarget = async (t: TimelineTarget, title: string): Promise<{ ref: SessionRef; requestIndex?: number } | undefined> => {
     if (!t) {
       const ref = await pickSession(sessions, title);

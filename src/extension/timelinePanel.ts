@@ -210,7 +210,7 @@ function watchCaptures(root: string, own: ReadonlySet<string>, changed: () => vo
     w.on('error', () => w.close());
     watchers.set('', w);
     for (const name of own) folder(name);
-    folder(new Date().toISOString().slice(0, 10));
+    folder(folderName(null, Date.now()));
   } catch {
     // no capture root
   }

@@ -55,7 +55,7 @@ export function hostMissText(m: Pick<HostMissReport, 'type' | 'missedTokens'>): 
   return `${m.type}${m.missedTokens !== null ? ` (${m.missedTokens} tokens missed)` : ''}`;
 }
 
-/** Agreement in words: `agrees`, `DISAGREES`, `not compared`. */
+/** Agreement in words: `agrees`, `disagrees`, `not compared`. */
 export function agreementText(agrees: boolean | null): string {
   return agrees === null ? 'not compared' : agrees ? 'agrees' : 'disagrees';
 }
