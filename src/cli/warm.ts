@@ -20,6 +20,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { join, resolve } from 'node:path';
 import { cachedOutput, copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { CACHE_VERSION, code, identityWithRules, type RefIdentityFields } from '../cache/identity.js';
+import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from '../hosts/files.js';
 
 const FORMAT = 'prefix-lens-run-manifest';
 /** Entries below one path beyond which no manifest is kept (stamping them would cost more than it saves). */
@@ -70,14 +71,18 @@ export function treeStamp(path: string): string | null {
     const st = statSync(p);
     h.update(`f\0${rel}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n`);
   };
-  const dir = (rel: string, p: string): boolean => {
-    const list = readdirSync(p, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // What discovery's walk skips (hosts/files.ts) is not stamped either: a git operation in a
+  // repository below the path does not change what is found.
+  const dir = (rel: string, p: string, depth: number): boolean => {
+    const list = readdirSync(p, { withFileTypes: true })
+      .filter((e) => !(e.isDirectory() && (WALK_SKIP_DIRS.has(e.name) || depth >= WALK_MAX_DEPTH)))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     h.update(`d\0${rel}\0${list.length}\n`);
     for (const e of list) {
       if (++entries > MAX_ENTRIES || e.isSymbolicLink()) return false;
       const r = `${rel}/${e.name}`;
       if (e.isDirectory()) {
-        if (!dir(r, join(p, e.name))) return false;
+        if (!dir(r, join(p, e.name), depth + 1)) return false;
       } else if (e.isFile()) file(r, join(p, e.name));
       else h.update(`o\0${r}\n`);
     }
@@ -86,7 +91,7 @@ export function treeStamp(path: string): string | null {
   try {
     const st = statSync(path);
     if (st.isDirectory()) {
-      if (!dir('', path)) return null;
+      if (!dir('', path, 0)) return null;
     } else if (st.isFile()) file('', path);
     else return null;
   } catch {

@@ -13,6 +13,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
+/** Folders a discovery walk never enters (dependency trees and VCS data hold no sessions). */
+export const WALK_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
+/** How deep a discovery walk goes below the path it was given (folders). */
+export const WALK_MAX_DEPTH = 12;
+
 /** Size limits, bytes, by what the file is. The sizes real hosts write stay far below them. */
 export const FILE_LIMITS = {
   /** One captured request body (a 1M-token context is ~4 MB of JSON; images can add more). */

@@ -10,6 +10,7 @@
  * `sessions/`, an OpenCode data dir or `storage/`, a capture folder), or any folder with sessions
  * somewhere below it: `findSessions` walks it and asks every host what it recognizes.
  */
+import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from './files.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
@@ -377,10 +378,6 @@ export async function discoverSessions(opts: DiscoverOptions): Promise<SessionRe
   return newestFirst(all.flat().filter((r) => !seen.has(r.key) && seen.add(r.key)));
 }
 
-/** Folders a walk never enters (dependency trees and VCS data hold no sessions). */
-const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
-/** How deep a walk goes below the path it was given. */
-const MAX_DEPTH = 12;
 
 async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<SessionRef[]> {
   const out: SessionRef[] = [];
@@ -431,9 +428,9 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
     return [];
   });
   for (const refs of found) out.push(...refs);
-  if (depth >= MAX_DEPTH) return;
+  if (depth >= WALK_MAX_DEPTH) return;
   for (const e of entries) {
-    if (!e.isDirectory() || SKIP_DIRS.has(e.name)) continue;
+    if (!e.isDirectory() || WALK_SKIP_DIRS.has(e.name)) continue;
     const sub = join(dir, e.name);
     let claimed: SessionRef[] | null = null;
     for (const h of hosts) {

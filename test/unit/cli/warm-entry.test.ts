@@ -5,7 +5,7 @@
  * removed or renamed session, another build, a corrupt or foreign manifest or output entry).
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputFile } from '../../../src/cache/output.js';
@@ -162,6 +162,13 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     assert.equal(treeStamp(root), a);
     writeFileSync(join(root, 'notes.txt'), 'x');
     assert.notEqual(treeStamp(root), a);
+    // What discovery never enters is not stamped: a commit in a repository below the path, a symlinked dependency.
+    const b = treeStamp(root);
+    mkdirSync(join(root, '.git', 'objects'), { recursive: true });
+    writeFileSync(join(root, '.git', 'objects', 'ab'), 'x');
+    mkdirSync(join(root, 'node_modules'));
+    symlinkSync(join(dir, 'in/main'), join(root, 'node_modules', 'dep'));
+    assert.equal(treeStamp(root), b);
     assert.equal(treeStamp(join(dir, 'missing')), null);
     symlinkSync(join(dir, 'in/main'), join(root, 'linked'));
     assert.equal(treeStamp(root), null, 'a link could point anywhere: no manifest');
