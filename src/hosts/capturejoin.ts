@@ -18,15 +18,15 @@
  * Rule 3 and 4 keep another session's bodies out of a shared day folder: a body of another
  * conversation has another first message, and its neighbours are that conversation's.
  */
-import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { folderName } from '../capture/store.js';
-import type { LlmRequest, Session } from '../core/model.js';
+import type { Session } from '../core/model.js';
 import { parseWireBody } from '../core/wire.js';
 import { FILE_LIMITS, readRegularFile } from './files.js';
 import { readMetaObject } from './meta.js';
 import { AFTER_MS, BEFORE_MS, daysBetween } from './capturestamp.js';
+import { bodyFirstMessageHash, firstMessageHash } from './wirematch.js';
 
 // The roots, the join's time window and the cache stamp live in capturestamp.ts (no parser: the
 // CLI's warm entry checks cache identities with it).
@@ -70,15 +70,6 @@ async function folderEntries(dir: string): Promise<Entry[]> {
   return entries;
 }
 
-/** SHA-256 (hex) of the first messages-segment block of a chain, walking from its start. */
-function firstMessageHash(tail: LlmRequest['tail']): string | null {
-  for (let d = 1; tail && d <= tail.depth; d++) {
-    const b = tail.at(d)!.block;
-    if (b.segment === 'messages') return createHash('sha256').update(b.bytes).digest('hex');
-  }
-  return null;
-}
-
 /**
  * First-message hashes by body file and send time (a saved body is never rewritten; a name reused
  * after pruning emptied its folder belongs to a request with another send time). At most
@@ -87,7 +78,7 @@ function firstMessageHash(tail: LlmRequest['tail']): string | null {
 const firstHashes = new Map<string, string | null>();
 const MAX_HASHES = 100_000;
 
-async function bodyFirstMessageHash(e: Entry): Promise<string | null> {
+async function entryFirstMessageHash(e: Entry): Promise<string | null> {
   const key = `${e.receivedAtMs}\u0000${e.file}`;
   if (firstHashes.has(key)) return firstHashes.get(key)!;
   const h = await hashFirstMessage(e.file);
@@ -98,9 +89,7 @@ async function bodyFirstMessageHash(e: Entry): Promise<string | null> {
 
 async function hashFirstMessage(file: string): Promise<string | null> {
   try {
-    const w = parseWireBody(await readRegularFile(file, FILE_LIMITS.body));
-    const b = w.blocks.find((x) => x.segment === 'messages');
-    return b ? createHash('sha256').update(b.bytes).digest('hex') : null;
+    return bodyFirstMessageHash(parseWireBody(await readRegularFile(file, FILE_LIMITS.body)).blocks);
   } catch {
     return null;
   }
@@ -110,7 +99,7 @@ async function hashFirstMessage(file: string): Promise<string | null> {
 async function distinctFirstMessages(run: Entry[]): Promise<boolean> {
   const seen = new Set<string>();
   for (const e of run) {
-    const h = await bodyFirstMessageHash(e);
+    const h = await entryFirstMessageHash(e);
     if (h === null) continue;
     if (seen.has(h)) return false;
     seen.add(h);
@@ -155,7 +144,7 @@ export async function capturedBodiesFor(sessions: Session[], roots: string[]): P
         if ((e.sessionId && ids.has(e.sessionId)) || (e.responseId && responseIds.has(e.responseId))) state.set(e, true);
         else if (!inWindow(e) || !e.model || !models.has(e.model)) continue;
         else {
-          const h = await bodyFirstMessageHash(e);
+          const h = await entryFirstMessageHash(e);
           state.set(e, h !== null && firstMessages().has(h));
         }
       }

@@ -10,12 +10,17 @@
  *  2. its whole prefix hashes the same as the reconstruction (same model), the first such request
  *     in send order not yet matched (a retried request sends the same bytes twice).
  * The sessions of one ref (a main session and its sub-agents) are matched together, so a
- * sub-agent's bodies go to the sub-agent; unmatched bodies go to the first (main) session.
+ * sub-agent's bodies go to the sub-agent. An unmatched body goes where the host says
+ * (`Unmatched`): into the first (main) session when it continues that conversation (a
+ * compaction call, a failed attempt), or into the session of the conversation it names (a
+ * sub-agent's, made when the ref has no transcript for it), so it is never judged against
+ * another conversation's cache lineage.
  */
+import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { chainOf } from '../core/chain.js';
-import type { Diagnostic, LlmRequest, RequestKind, Session } from '../core/model.js';
+import { chainOf, type BlockNode } from '../core/chain.js';
+import type { Block, Diagnostic, LlmRequest, RequestKind, Session } from '../core/model.js';
 import { parseWireBody, type WireApi, type WireRequest } from '../core/wire.js';
 import { usageFromResponse, wireOnlyRequest } from './capture/index.js';
 import { FILE_LIMITS, readRegularFile } from './files.js';
@@ -80,8 +85,30 @@ export async function readBodies(src: RequestSource, diagnostics: Diagnostic[]):
 /**
  * How a host names what the transcript did not record: kind and note of an unmatched body; null
  * when the body belongs to another session (e.g. another conversation's cache key): left out.
+ * `conversation`: the body belongs to another conversation of this ref (a sub-agent): it goes
+ * to the session with that id, made (with `title`, `parentId` = the main session, and `note` as
+ * its diagnostic) when the ref has none. `ctx.sameConversation`: the body's first message is
+ * the first message of a request of the main session (the same conversation).
  */
-export type Unmatched = (b: CapturedRequest) => { kind: RequestKind; note: string; provider: string } | null;
+export type Unmatched = (
+  b: CapturedRequest,
+  ctx: { sameConversation: boolean; firstMessage: string | null },
+) => { kind: RequestKind; note: string; provider: string; conversation?: { id: string; title: string; note: string } } | null;
+
+/** SHA-256 (hex) of the bytes of the first messages-segment block of a chain (walked from its start), null when it has none. */
+export function firstMessageHash(tail: BlockNode | null): string | null {
+  for (let d = 1; tail && d <= tail.depth; d++) {
+    const b = tail.at(d)!.block;
+    if (b.segment === 'messages') return createHash('sha256').update(b.bytes).digest('hex');
+  }
+  return null;
+}
+
+/** firstMessageHash of a body's blocks (render order). */
+export function bodyFirstMessageHash(blocks: Block[]): string | null {
+  const b = blocks.find((x) => x.segment === 'messages');
+  return b ? createHash('sha256').update(b.bytes).digest('hex') : null;
+}
 
 /**
  * Replaces the requests of `sessions` (one ref) with the captured bodies they match.
@@ -119,9 +146,47 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
     diagnostics.push({ file: dir, line: 0, severity: 'error', message: `none of the ${bodies.length} captured bodies matches a request of ${basename(sessions[0]?.path ?? '')}; ignored (reconstructed from the transcript instead)` });
     return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, ...diagnostics] } : s));
   }
-  return sessions.map((s, si) => {
+  // The main conversation's first messages (as sent where a body matched), to tell an unmatched
+  // body of that conversation from one of another (a sub-agent whose transcript is missing).
+  const main = sessions[0];
+  const mainFirsts = new Set<string>();
+  for (const r of main?.requests ?? []) {
+    const b = bodyOf.get(r);
+    const h = b?.wire ? bodyFirstMessageHash(b.wire.blocks) : firstMessageHash(r.tail);
+    if (h !== null) mainFirsts.add(h);
+  }
+  // Unmatched bodies by the session they go to: an index into `sessions`, or a new session's id.
+  const extra = new Map<number | string, Array<{ b: CapturedRequest; req: LlmRequest }>>();
+  const made = new Map<string, Session>();
+  for (const b of bodies) {
+    if (taken.has(b) || !b.wire || !main) continue;
+    const first = bodyFirstMessageHash(b.wire.blocks);
+    const u = unmatched(b, { sameConversation: first !== null && mainFirsts.has(first), firstMessage: first });
+    if (!u) continue;
+    const status = typeof b.meta?.status === 'number' ? b.meta.status : undefined;
+    const req = wireOnlyRequest(
+      { file: b.file, api: b.wire.api, wire: b.wire },
+      { provider: u.provider, kind: u.kind, timeMs: msOf(b.meta?.receivedAt), usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.wire.api, b.meta?.usage), notes: [`wire: ${basename(b.file)}`, u.note] },
+    );
+    if (b.responseId) req.responseId = b.responseId;
+    if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
+    let to: number | string = 0;
+    if (u.conversation) {
+      const c = u.conversation;
+      const at = sessions.findIndex((s) => s.id === c.id);
+      to = at >= 0 ? at : c.id;
+      if (at < 0 && !made.has(c.id)) {
+        const s: Session = { host: main.host, id: c.id, path: b.file, title: c.title, parentId: main.id, requests: [], diagnostics: [{ file: b.file, line: 1, severity: 'warning', message: c.note }], ignored: {}, events: [] };
+        if (main.cwd) s.cwd = main.cwd;
+        made.set(c.id, s);
+      }
+    }
+    if (!extra.has(to)) extra.set(to, []);
+    extra.get(to)!.push({ b, req });
+  }
+  const out = sessions.map((s, si) => {
     // Send order: a matched request sorts at its body's number, a request without a body right
-    // after the one before it; unmatched bodies (main session only) at their number.
+    // after the one before it; unmatched bodies at their number.
     const items: Array<{ key: number; req: LlmRequest }> = [];
     let last = 0;
     for (const r of s.requests) {
@@ -129,25 +194,13 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
       if (b) last = b.n;
       items.push({ key: b ? b.n : last + 0.5, req: b ? fromBody(r, b) : { ...r, notes: [...(r.notes ?? []), 'no captured body: reconstructed from the transcript'] } });
     }
-    if (si === 0) {
-      for (const b of bodies) {
-        if (taken.has(b) || !b.wire) continue;
-        const u = unmatched(b);
-        if (!u) continue;
-        const status = typeof b.meta?.status === 'number' ? b.meta.status : undefined;
-        const req = wireOnlyRequest(
-          { file: b.file, api: b.wire.api, wire: b.wire },
-          { provider: u.provider, kind: u.kind, timeMs: msOf(b.meta?.receivedAt), usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.wire.api, b.meta?.usage), notes: [`wire: ${basename(b.file)}`, u.note] },
-        );
-        if (b.responseId) req.responseId = b.responseId;
-        if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
-        items.push({ key: b.n, req });
-      }
-    }
+    for (const { b, req } of extra.get(si) ?? []) items.push({ key: b.n, req });
     items.sort((a, b) => a.key - b.key);
     const requests = items.map((x, i) => ({ ...x.req, index: i + 1 }));
     return { ...s, requests, diagnostics: si === 0 ? [...s.diagnostics, ...diagnostics] : s.diagnostics };
   });
+  for (const [id, s] of made) out.push({ ...s, requests: extra.get(id)!.map((x, i) => ({ ...x.req, index: i + 1 })) });
+  return out;
 }
 
 function sameChain(b: CapturedRequest, r: LlmRequest): boolean {

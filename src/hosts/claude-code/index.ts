@@ -13,7 +13,7 @@
 import { basename } from 'node:path';
 import type { Session } from '../../core/model.js';
 import { FILE_LIMITS, readRegularText } from '../files.js';
-import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
+import { withWire, type CapturedRequest, type RequestSource, type Unmatched } from '../wirematch.js';
 import { subagentFiles } from './locate.js';
 import { ccEvents, ccRequests, type CcRequests } from './normalize.js';
 import { readCcFile, type CcRead } from './read.js';
@@ -84,11 +84,44 @@ export async function readClaudeSession(file: string, opts: ReadClaudeOptions = 
 /** Start of Claude Code's compaction prompt (the last user message of its compaction call). */
 const COMPACT_MARK = 'Your task is to create a detailed summary of the conversation so far';
 
-/** A body the transcript has no request for: Claude Code's compaction call, or another call it does not record. */
-const unmatchedClaude: Unmatched = (b) => {
+/**
+ * The sub-agent a body was sent for: the `x-claude-code-agent-id` request header the recorder and
+ * the capture proxy keep in the meta (2.1.328: on every sub-agent request, absent on the main
+ * conversation's), else `sub-agent` when the billing header (`system[0]`) says
+ * `cc_is_subagent=true`; undefined for the main conversation.
+ */
+function subagentOf(b: CapturedRequest): string | undefined {
+  const headers = b.meta?.headers;
+  const id = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)['x-claude-code-agent-id'] : undefined;
+  if (typeof id === 'string' && id) return id;
+  const billing = b.wire?.blocks.find((x) => x.segment === 'system');
+  return billing && new TextDecoder().decode(billing.bytes).includes('cc_is_subagent=true') ? 'sub-agent' : undefined;
+}
+
+/**
+ * A body the transcript has no request for: Claude Code's compaction call, a failed attempt, or
+ * another call it does not record. A sub-agent's body, or one whose first message is not the main
+ * conversation's (another conversation: its own tools, system and history), goes to that
+ * conversation's session (the sub-agent's, made when its transcript is missing), never into the
+ * main lineage, where it would be judged as a break of the parent (a sub-agent's tools differ
+ * from tools[3] on: 2.1.328).
+ */
+const unmatchedClaude: Unmatched = (b, ctx) => {
   const compaction = b.wire!.blocks.some((x) => x.segment === 'messages' && new TextDecoder().decode(x.bytes).includes(COMPACT_MARK));
-  return compaction
+  const u: ReturnType<Unmatched> & object = compaction
     ? { kind: 'summary', provider: 'anthropic', note: 'compaction call: Claude Code does not record it in the transcript' }
     : { kind: 'agent', provider: 'anthropic', note: 'no transcript request for this body' };
+  const agent = subagentOf(b);
+  if (agent === undefined && ctx.sameConversation) return u;
+  const tag = ctx.firstMessage ? ctx.firstMessage.slice(0, 12) : basename(b.file);
+  const id = agent === undefined ? `unrecorded-${tag}` : agent === 'sub-agent' ? `sub-agent-${tag}` : agent;
+  const what = agent === undefined ? `a conversation the transcript does not have (first message ${tag})` : `sub-agent ${id}`;
+  return {
+    ...u,
+    conversation: {
+      id,
+      title: agent === undefined ? 'calls not in the transcript' : `sub-agent ${id} (no transcript)`,
+      note: `${what}: no transcript of it was found beside the session, so its requests come from the captured bodies alone (its own cache lineage, not the session's)`,
+    },
+  };
 };
-
