@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { DiscoverOptions } from '../hosts/registry.js';
+import type { DiscoverOptions, HostId } from '../hosts/registry.js';
 import type { RuleOverrides } from './rules.js';
 
 const SECTION = 'prefixLens';
@@ -21,18 +21,28 @@ function read<T>(key: string, restricted: boolean): T {
   return c.get<T>(key) as T;
 }
 
+/**
+ * The `prefixLens.sessionFolders.<key>` setting of each host whose files can live anywhere (the
+ * folder is walked below, like a CLI argument). For when VS Code was not started with the host's
+ * environment (e.g. `CLAUDE_CONFIG_DIR` set in a shell profile, VS Code started from the desktop).
+ */
+export const SESSION_FOLDER_SETTINGS = { pi: 'pi', 'claude-code': 'claudeCode', codex: 'codex', botharness: 'botharness', 'pi-desktop': 'piDesktop' } as const satisfies Partial<Record<HostId, string>>;
+
 /** Where to look for sessions: the extension host's environment and home, plus the configured folders (added to each host's defaults by the worker). */
 export function discoverOptions(): DiscoverOptions {
   const dataDir = read<string>('opencode.dataDir', true);
-  return {
-    env: { ...process.env },
-    home: homedir(),
-    paths: {
-      pi: (read<string[]>('sessionFolders.pi', true) ?? []).map(expandHome),
-      opencode: dataDir ? [expandHome(dataDir)] : [],
-      capture: (read<string[]>('captureFolders', true) ?? []).map(expandHome),
-    },
+  const paths: Partial<Record<HostId, string[]>> = {
+    opencode: dataDir ? [expandHome(dataDir)] : [],
+    capture: folders('captureFolders'),
   };
+  for (const [host, key] of Object.entries(SESSION_FOLDER_SETTINGS)) paths[host as HostId] = folders(`sessionFolders.${key}`);
+  return { env: { ...process.env }, home: homedir(), paths };
+}
+
+/** A folder-list setting (restricted), `~` expanded; anything that is not a non-empty string is dropped. */
+function folders(key: string): string[] {
+  const v = read<unknown>(key, true);
+  return Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string' && p.trim() !== '').map(expandHome) : [];
 }
 
 /** TTL and price overrides for the judge. */

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { analyzeSession } from '../core/analyze.js';
-import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders, resolveArg, type DiscoverOptions, type SessionRef } from '../hosts/registry.js';
+import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders, resolveArg, watchRootsAdding, type DiscoverOptions, type SessionRef } from '../hosts/registry.js';
 import { analyzeRefCached } from '../cache/results.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
@@ -33,7 +33,7 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   if (msg.op === 'discover') {
     const refs = await discover(msg.opts);
     const hosts = HOSTS.map((h) => ({ id: h.id, label: h.label }));
-    const watchRoots = [...new Set(HOSTS.flatMap((h) => h.watchRoots(msg.opts)))];
+    const watchRoots = watchRootsAdding(msg.opts);
     return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
   }
   if (msg.op === 'resolve') return { id: msg.id, ok: true, op: 'resolve', refs: await resolveArg(msg.path, msg.opts), ms: took() };

@@ -379,6 +379,17 @@ export async function discoverSessions(opts: DiscoverOptions): Promise<SessionRe
 }
 
 
+/**
+ * The folders to watch when `opts.paths` ADD to each host's default locations (the extension's
+ * folder settings) instead of replacing them: every host's default roots, then its configured
+ * folders, deduplicated in that order. An empty list for a host means "no extra folders", never
+ * "watch nothing" (`HostEntry.watchRoots` takes a set `paths[host]` as the whole list).
+ */
+export function watchRootsAdding(opts: DiscoverOptions): string[] {
+  const defaults: DiscoverOptions = { env: opts.env, home: opts.home };
+  return [...new Set(HOSTS.flatMap((h) => [...h.watchRoots(defaults), ...(opts.paths?.[h.id] ?? [])]))];
+}
+
 async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<SessionRef[]> {
   const out: SessionRef[] = [];
   for (const p of paths) out.push(...(await findSessions(p, hosts)));
