@@ -6,7 +6,7 @@
  * → view model (src/report).
  */
 import { commonDepth, markedNodes, type BlockNode } from './chain.js';
-import { classifyBreak, OTHER_ENCODING, paramsCause, type Cause } from './classify.js';
+import { classifyBreak, paramsCause, type Cause } from './classify.js';
 import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
@@ -274,7 +274,7 @@ export class SessionJudge {
       // order of a tool call is other prompt text: a read past it contradicts our evidence instead.)
       // The observed read is the evidence (nearer to the matched entry's whole size than to the
       // read up to the change, as for params); without usage the break stands.
-      const encodingOnly = bp !== null && a.causes.length > 0 && a.causes.every((c) => c.kind === 'representation-only' && c.detail.startsWith(OTHER_ENCODING));
+      const encodingOnly = bp !== null && a.causes.length > 0 && a.causes.every((c) => c.kind === 'representation-only' && c.representation === 'other-encoding');
       const matchedFull = encodingOnly ? entryFull(lin, best, tokensAt) : 0;
       const readPastChange =
         a.observedRead !== null && a.expectedRead !== null && matchedFull > a.expectedRead && a.observedRead >= (a.expectedRead + matchedFull) / 2;

@@ -34,10 +34,20 @@ export type CauseKind =
  */
 export interface Cause {
   kind: CauseKind;
-  /** Human detail, e.g. "tool `bash` schema bytes", "compaction at message 0", "line 42". */
+  /** Human detail, e.g. "tool `bash` schema bytes", "compaction at message 0", "line 42". Words only: no rule reads it. */
   detail: string;
   certainty: 'certain' | 'likely';
+  /**
+   * `representation-only` causes only: which representation changed. `other-encoding` = the same
+   * text in another encoding (a string sent as one text block, or the reverse): the provider may
+   * render both as one prompt; `key-order` = the same values in another JSON key order (a
+   * re-serialized tool call): other prompt text. The judge's rules key on this, never on `detail`.
+   */
+  representation?: Representation;
 }
+
+/** What a `representation-only` cause changed (Cause.representation). */
+export type Representation = 'other-encoding' | 'key-order';
 
 /** How many messages a removal or insertion may span to be named as one (else: an edit). */
 const SHIFT_MAX = 8;
@@ -457,11 +467,6 @@ function meaningOfStrings(v: unknown): unknown {
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, meaningOfStrings(x)]));
 }
 
-/**
- * Start of the detail of a representation-only cause whose text is the same in another encoding
- * (a string sent as one text block); the key-order kind says "same values in another key order".
- */
-export const OTHER_ENCODING = 'same text, other encoding';
 
 function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause {
   const n = bp.newBlock!;
@@ -478,7 +483,12 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Ca
   // array. A changed value is a rewrite however little text surrounds it.
   if (oldMsg !== undefined && newMsg !== undefined && JSON.stringify(meaning(oldMsg)) === JSON.stringify(meaning(newMsg))) {
     const keyOrder = sameValuesOtherKeyOrder(oldMsg, newMsg) || sameValuesOtherKeyOrder(meaningOfStrings(oldMsg), meaningOfStrings(newMsg));
-    return { kind: 'representation-only', detail: `${keyOrder ? 'same values in another key order' : OTHER_ENCODING} at ${at}`, certainty: 'certain' };
+    return {
+      kind: 'representation-only',
+      detail: `${keyOrder ? 'same values in another key order' : 'same text, other encoding'} at ${at}`,
+      certainty: 'certain',
+      representation: keyOrder ? 'key-order' : 'other-encoding',
+    };
   }
   // Messages dropped (pruning) or inserted: the history goes on unchanged a few messages later.
   const same = (x: unknown, y: unknown) => x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);

@@ -27,6 +27,7 @@ describe('the same text in another encoding, judged by the provider read', () =>
         kind: 'representation-only',
         detail: 'same text, other encoding at message 10 (the provider still read the cache past it: 2451 tokens read, ~1486 expected up to the change)',
         certainty: 'likely',
+        representation: 'other-encoding',
       },
     ]);
   });
@@ -43,5 +44,20 @@ describe('the same text in another encoding, judged by the provider read', () =>
     const r = await second((m) => (m.usage = null));
     assert.equal(r.verdict, 'break');
     assert.equal(r.break?.blockIndex, 10);
+  });
+
+  it('keys on the cause`s representation, not its words: the same values in another key order, read past, stay a break', async () => {
+    // Request 007 re-sends message 3's tool_use input with its keys in another order; the
+    // provider's recorded read (2451 tokens) goes past it, as in the encoding case above.
+    const input = (value: Record<string, unknown>) => (b: any) => (b.messages[3].content[1].input = value);
+    const dir = captureDir(PI_MAIN, [
+      ['006-anthropic-messages', input({ path: 'hello.txt', offset: 1 })],
+      ['007-anthropic-messages', input({ offset: 1, path: 'hello.txt' })],
+    ]);
+    const r = analyzeSession(await readCaptureSession(dir)).requests[1];
+    assert.equal(r.observedRead, 2451);
+    assert.equal(r.verdict, 'break');
+    assert.deepEqual([r.break?.segment, r.break?.blockIndex, r.break?.path], ['messages', 3, 'messages[3].content[1].input']);
+    assert.deepEqual(r.causes, [{ kind: 'representation-only', detail: 'same values in another key order at message 3', certainty: 'certain', representation: 'key-order' }]);
   });
 });

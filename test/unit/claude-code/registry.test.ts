@@ -60,6 +60,7 @@ describe('Claude Code in the host registry', () => {
         kind: 'representation-only',
         detail: 'same text, other encoding at message 10 (the provider still read the cache past it: 22937 tokens read, ~22571 expected up to the change)',
         certainty: 'likely',
+        representation: 'other-encoding',
       },
     ]);
     assert.equal(report.sessions[0].requests[7].lostTokens, 0);
