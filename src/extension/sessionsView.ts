@@ -20,7 +20,15 @@ export type SessionsNode =
   | { kind: 'project'; host: string; project: string | null; refs: SessionRef[] }
   | { kind: 'session'; ref: SessionRef };
 
-type Summary = { state: 'done'; summary: SessionSummary } | { state: 'pending' } | { state: 'failed'; error: string };
+/**
+ * A session's summary. `of` is the identity of the listing it was computed from (identityOf): when
+ * a later listing shows the session grown or rewritten, the summary is recomputed, and shown as it
+ * was (`previous`) until the new one is ready, so a session an agent is writing updates in place.
+ */
+type Summary = { state: 'done'; summary: SessionSummary; of: string } | { state: 'pending'; previous?: SessionSummary } | { state: 'failed'; error: string; of: string };
+
+/** What a summary was computed from: the ref's size (bytes), mtime (ms) and content stamp. */
+const identityOf = (r: SessionRef): string => `${r.size}:${r.mtimeMs}:${r.stamp ?? ''}`;
 
 export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionsNode | undefined>();
@@ -32,6 +40,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   private readonly summaries = new Map<string, Summary>();
   private readonly nodes = new Map<string, SessionsNode>();
   private watchers: vscode.Disposable[] = [];
+  /** The roots `watchers` watch (sorted, as JSON). */
+  private watchedKey: string | undefined;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
   /** Set when the last listing finished: sessions found and how long it took (ms). */
   lastListing: { count: number; ms: number } | undefined;
@@ -55,7 +65,15 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   /** The summary of a session, when analyzed. */
   summaryOf(ref: SessionRef): SessionSummary | undefined {
     const s = this.summaries.get(ref.key);
-    return s?.state === 'done' ? s.summary : undefined;
+    return s?.state === 'done' ? s.summary : s?.state === 'pending' ? s.previous : undefined;
+  }
+
+  /** Starts (re)analyzing `ref` unless its summary is of this very listing or is being computed. */
+  private ensure(ref: SessionRef): Summary {
+    const s = this.summaries.get(ref.key);
+    if (s && (s.state === 'pending' || s.of === identityOf(ref))) return s;
+    this.analyze(ref, s?.state === 'done' ? s.summary : undefined);
+    return this.summaries.get(ref.key)!;
   }
 
   /** Re-lists every host now; resolves with the sessions found. */
@@ -99,7 +117,15 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     return this.listing;
   }
 
+  /**
+   * Watches `roots` (recursively). Kept as they are when the roots did not change: a watcher starts
+   * asynchronously, so one recreated on every listing (which a change triggers) misses the writes
+   * of its first moments, e.g. the rest of a turn an agent is writing.
+   */
   private watch(roots: string[]): void {
+    const key = JSON.stringify([...roots].sort());
+    if (key === this.watchedKey) return;
+    this.watchedKey = key;
     for (const w of this.watchers) w.dispose();
     this.watchers = [];
     for (const root of roots) {
@@ -157,9 +183,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   }
 
   private sessionItem(ref: SessionRef): vscode.TreeItem {
-    const s = this.summaries.get(ref.key);
-    if (!s) this.analyze(ref);
-    const summary = s?.state === 'done' ? s.summary : undefined;
+    const s = this.ensure(ref);
+    const summary = s.state === 'done' ? s.summary : s.state === 'pending' ? s.previous : undefined;
     const label = summary?.title ?? sessionName(ref);
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = ref.key;
@@ -167,7 +192,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [ref] };
     item.resourceUri = vscode.Uri.file(ref.path);
     const when = ago(ref.mtimeMs);
-    if (!s || s.state === 'pending') {
+    if (s.state === 'pending' && !summary) {
       item.description = `analyzing… · ${when}`;
       item.iconPath = new vscode.ThemeIcon('loading~spin');
     } else if (s.state === 'failed') {
@@ -175,7 +200,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
       item.tooltip = `${ref.path}\n${s.error}`;
     } else {
-      const t = s.summary;
+      const t = summary!;
       const hit = t.hitRate === null ? 'no usage' : `${percent(t.hitRate)} hit`;
       item.description = `${t.requests} req · ${plural(t.breaks, 'break')} · ${hit} · ${when}`;
       item.iconPath = iconFor(t);
@@ -184,9 +209,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     return item;
   }
 
-  /** Analyzes a session's summary in the background (cache first). */
-  private analyze(ref: SessionRef): void {
-    this.summaries.set(ref.key, { state: 'pending' });
+  /** Analyzes a session's summary in the background (cache first); `previous` is shown meanwhile. */
+  private analyze(ref: SessionRef, previous?: SessionSummary): void {
+    this.summaries.set(ref.key, { state: 'pending', previous });
     void (async () => {
       let summary = await this.cache.get(ref);
       if (!summary) {
@@ -202,31 +227,25 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
             this.summaries.delete(ref.key);
             return;
           }
-          this.summaries.set(ref.key, { state: 'failed', error: (e as Error).message });
+          this.summaries.set(ref.key, { state: 'failed', error: (e as Error).message, of: identityOf(ref) });
           this.log.warn(`analysis of ${ref.path} failed: ${(e as Error).message}`);
           this.fireFor(ref);
           return;
         }
       }
-      this.summaries.set(ref.key, { state: 'done', summary });
+      this.summaries.set(ref.key, { state: 'done', summary, of: identityOf(ref) });
       this.fireFor(ref);
     })();
   }
 
   /** Summaries of these sessions, analyzing those not known yet (resolves when all are done). */
   async summariesOf(refs: SessionRef[]): Promise<Array<SessionSummary | undefined>> {
-    for (const r of refs) if (!this.summaries.has(r.key)) this.analyze(r);
+    for (const r of refs) this.ensure(r);
     for (;;) {
       const states = refs.map((r) => this.summaries.get(r.key));
       if (states.every((s) => s && s.state !== 'pending')) return states.map((s) => (s?.state === 'done' ? s.summary : undefined));
       await new Promise((res) => setTimeout(res, 50));
     }
-  }
-
-  /** Forgets a session's summary (its file changed) so it is analyzed again when shown. */
-  invalidate(ref: SessionRef): void {
-    this.summaries.delete(ref.key);
-    this.fireFor(ref);
   }
 
   private fireFor(ref: SessionRef): void {

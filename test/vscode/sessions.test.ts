@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionsNode } from '../../src/extension/sessionsView.js';
 import { SummaryCache } from '../../src/extension/summaryCache.js';
-import { PI_LONG, PI_MAIN, api, testEnv } from './helpers.js';
+import { PI_LONG, PI_MAIN, api, testEnv, until } from './helpers.js';
 
 /** Children of a node, as the view gets them. */
 async function children(node?: SessionsNode): Promise<SessionsNode[]> {
@@ -123,7 +123,32 @@ describe('Sessions view', () => {
     const before = a.sessions.lastListing;
     const listed = (await a.sessions.sessions()).length;
     copyFileSync(join(testEnv.home, PI_LONG), join(dir, '2026-12-01T00-00-00-000Z_01a230ec-0000-7000-8000-000000000001.jsonl'));
-    const { until } = await import('./helpers.js');
     await until('the Sessions view to list the new file', async () => a.sessions.lastListing !== before && (await a.sessions.sessions()).length === listed + 1, 20_000);
+  });
+
+  it("updates a growing session's summary in place (an agent appending to its transcript), without re-listing by hand", async () => {
+    const a = await api();
+    const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-growing-project--');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, '2026-12-01T00-00-00-000Z_01a230ec-0000-7000-8000-000000000002.jsonl');
+    // Its own id and project, so that no other test takes it for the main recording.
+    const text = readFileSync(join(testEnv.home, PI_MAIN), 'utf8').replace(/"id":"[0-9a-f-]{36}"/, '"id":"01a230ec-0000-7000-8000-000000000002"');
+    const lines = text.replaceAll('/home/user/pi-lab/main/project', '/home/user/pi-lab/growing/project').split('\n');
+    // The first 15 of the main recording's 45 lines hold its first 4 requests (no break yet).
+    writeFileSync(file, lines.slice(0, 15).join('\n') + '\n');
+    const describe = async () => {
+      const ref = (await a.sessions.sessions()).find((r) => r.path === file);
+      return ref && String(a.sessions.getTreeItem({ kind: 'session', ref }).description);
+    };
+    await until('the new session to be listed with 4 requests', async () => /^4 req · 0 breaks · /.test((await describe()) ?? ''), 30_000);
+    appendFileSync(file, lines.slice(15).join('\n'));
+    // While it is recomputed, the row keeps the previous figures (never back to "analyzing…").
+    const seen = new Set<string>();
+    await until('the row to show the whole recording: 13 requests, 3 breaks', async () => {
+      const d = (await describe()) ?? '';
+      seen.add(d.replace(/ · [^·]*$/, ''));
+      return /^13 req · 3 breaks · 64% hit · /.test(d);
+    }, 30_000);
+    assert.deepEqual([...seen].filter((d) => !/^(4 req · 0 breaks|13 req · 3 breaks) · /.test(d)), []);
   });
 });
