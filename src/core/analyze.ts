@@ -347,6 +347,115 @@ export class SessionJudge {
     }
     return a;
   }
+
+  /**
+   * The judge's state in plain data (the persisted tail, src/cache/tail.ts): per lineage its live
+   * cache entries (at most CANDIDATES requests, their chains through `ref`, see core/tailstate.ts)
+   * and its written breakpoint entries, the last agent request's provider/model, and how many
+   * requests were pushed. `SessionJudge.restore` continues from it with the same results.
+   * @param ref index of a chain node in the caller's table (ChainWriter.ref)
+   */
+  exportState(ref: (n: BlockNode | null) => number): JudgeState {
+    const lineages: JudgeState['lineages'] = [];
+    for (const [key, lin] of this.lineages) {
+      const first = lin.recent[0]?.req;
+      lineages.push({
+        key,
+        family: lin.family.id,
+        minimum: lin.minimum,
+        recent: lin.recent.map((e) => {
+          const a = this.requests[e.req.index - 1];
+          const segments = a && a.request === e.req ? a.segments : (this.requests.find((x) => x?.request === e.req)?.segments ?? null);
+          if (!segments) throw new Error(`request #${e.req.index} is not among the judged requests`);
+          const { tail: _tail, systemShape: _shape, ...req } = e.req;
+          const out: JudgeState['lineages'][number]['recent'][number] = { req, tail: ref(e.tail), lastUse: e.lastUse, ttlMs: e.ttlMs, segments: { ...segments } };
+          if (e.written !== undefined) out.written = keyHex(e.written);
+          if (e.writtenDepth !== undefined) out.writtenDepth = e.writtenDepth;
+          return out;
+        }),
+        written: [...lin.written].map(([k, w]) => [keyHex(k), w.expires, w.tokens, w.ttlMs] as [string, number | null, number, number]),
+        model: first?.model ?? '',
+        api: first?.api ?? '',
+      });
+    }
+    const last = this.lastAgent;
+    return { count: this.requests.length, lastAgent: last ? { provider: last.provider, model: last.model } : null, lineages };
+  }
+
+  /**
+   * A judge that continues from `state` (exportState) as the judge it was exported from would:
+   * pushing the next requests gives the same analyses. `requests` holds the restored entries'
+   * analyses at their places (only what a later report reads of a matched request: `request`,
+   * `segments`) and has the length of the requests judged before.
+   * @param nodeOf the chain node at an index of the caller's table
+   * @throws Error when the state does not fit the rules (a family id they do not have)
+   */
+  static restore(tokenModel: SessionAnalysis['tokenModel'], rules: ProviderRules, state: JudgeState, nodeOf: (i: number) => BlockNode | null): SessionJudge {
+    const j = new SessionJudge(tokenModel, rules);
+    j.requests.length = state.count;
+    for (const l of state.lineages) {
+      const family = rules.families.find((f) => f.id === l.family);
+      if (!family) throw new Error(`family ${l.family} is not in the rules`);
+      const lin: Lineage = { family, minimum: l.minimum, recent: [], written: new Map() };
+      for (const e of l.recent) {
+        const tail = nodeOf(e.tail);
+        if (!tail) throw new Error(`entry #${e.req.index} has no chain`);
+        const req = { ...e.req, tail } as LlmRequest;
+        const entry: Entry = { req, tail, lastUse: e.lastUse, ttlMs: e.ttlMs };
+        if (e.written !== undefined) entry.written = hexKey(e.written);
+        if (e.writtenDepth !== undefined) entry.writtenDepth = e.writtenDepth;
+        lin.recent.push(entry);
+        if (req.index >= 1 && req.index <= state.count) j.requests[req.index - 1] = { request: req, segments: { ...e.segments } } as RequestAnalysis;
+      }
+      for (const [k, expires, tokens, ttlMs] of l.written) lin.written.set(hexKey(k), { expires, tokens, ttlMs });
+      j.lineages.set(l.key, lin);
+    }
+    if (state.lastAgent) j.lastAgent = { ...state.lastAgent, kind: 'agent' } as LlmRequest;
+    return j;
+  }
+}
+
+/** A request as the judge state keeps it: the request without its chain (and shape alternates). */
+export type StoredRequest = Omit<LlmRequest, 'tail' | 'systemShape'>;
+
+/** SessionJudge.exportState's plain-data form (JSON-safe). */
+export interface JudgeState {
+  /** Requests pushed. */
+  count: number;
+  /** Provider and model of the last agent request without an error (the model-switch check). */
+  lastAgent: { provider: string; model: string } | null;
+  lineages: Array<{
+    key: string;
+    /** Provider family id (provider-rules.json). */
+    family: string;
+    /** Minimum cacheable prompt (tokens). */
+    minimum: number;
+    recent: Array<{
+      req: StoredRequest;
+      /** Index of the request's chain tail in the caller's node table. */
+      tail: number;
+      lastUse: number | null;
+      ttlMs: number;
+      /** Hex prefix hash of the entry written at its deepest breakpoint. */
+      written?: string;
+      writtenDepth?: number;
+      /** The request's segment hashes (a later request's segment table compares with them). */
+      segments: RequestAnalysis['segments'];
+    }>;
+    /** Written breakpoint entries: [hex prefix hash, expiry ms or null, tokens, lifetime ms]. */
+    written: Array<[string, number | null, number, number]>;
+    /** Model and API of the lineage's oldest live entry (for the record). */
+    model: string;
+    api: string;
+  }>;
+}
+
+function keyHex(key: string): string {
+  return Buffer.from(key, 'latin1').toString('hex');
+}
+
+function hexKey(hex: string): string {
+  return Buffer.from(hex, 'hex').toString('latin1');
 }
 
 /** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written). */
@@ -796,6 +905,19 @@ export class Calibration {
     return changed;
   }
 
+  /** The kept ratios and points in plain data (the persisted tail); `Calibration.restore` continues from it. */
+  exportState(): CalibrationState {
+    return { limit: this.limit, slopes: [...this.slopes], lineages: [...this.lineages].map(([key, l]) => ({ key, last: [l.last[0], l.last[1]], pts: l.pts.map(([x, y]) => [x, y]) })) };
+  }
+
+  /** A calibration that continues from `state` (exportState) with the same results. */
+  static restore(state: CalibrationState): Calibration {
+    const c = new Calibration(state.limit);
+    c.slopes.push(...state.slopes);
+    for (const l of state.lineages) c.lineages.set(l.key, { last: [l.last[0], l.last[1]], pts: l.pts.map(([x, y]) => [x, y]) });
+    return c;
+  }
+
   /** The token model of the requests added so far (a new object each call). */
   model(): SessionAnalysis['tokenModel'] {
     const fallback = 0.25;
@@ -807,6 +929,13 @@ export class Calibration {
     for (const [key, { pts }] of this.lineages) ownSet(base, key, Math.max(0, median(pts.map(([x, y]) => y - perByte * x))));
     return { base, perByte, calibrated: this.lineages.size > 0 };
   }
+}
+
+/** Calibration.exportState's plain-data form: the limit, kept ratios (ascending), per key in order the last and kept points ([bytes, tokens]). */
+export interface CalibrationState {
+  limit: number;
+  slopes: number[];
+  lineages: Array<{ key: string; last: [number, number]; pts: Array<[number, number]> }>;
 }
 
 /** True when two token models give the same estimate for every prefix (same slope, same bases in the same order). */
@@ -837,8 +966,30 @@ function median(xs: number[]): number {
 
 /** Session totals of judged requests (what analyzeSession reports). */
 export function totals(rs: readonly RequestAnalysis[]): SessionAnalysis['totals'] {
-  const t = { requests: rs.length, breaks: 0, cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0, lostTokens: 0, costUSD: 0, hitRate: null as number | null };
-  let prompt = 0;
+  return totalsOf(sumTotals(rs));
+}
+
+/** The running sums behind `totals` (tokens, USD); `prompt` = prompt tokens of the requests with usage. */
+export interface TotalSums {
+  requests: number;
+  breaks: number;
+  cacheRead: number;
+  cacheWrite: number;
+  uncached: number;
+  output: number;
+  lostTokens: number;
+  costUSD: number;
+  prompt: number;
+}
+
+/**
+ * Adds requests to running sums (a new zero sum when none is given), in order: continuing the
+ * sums of a session's first requests with the rest gives the sums of all (the same additions in
+ * the same order, so the same floating-point result), which the persisted tail relies on.
+ */
+export function sumTotals(rs: readonly RequestAnalysis[], from?: TotalSums): TotalSums {
+  const t: TotalSums = from ? { ...from } : { requests: 0, breaks: 0, cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0, lostTokens: 0, costUSD: 0, prompt: 0 };
+  t.requests += rs.length;
   for (const r of rs) {
     if (r.verdict === 'break') t.breaks++;
     const u = r.request.usage;
@@ -847,11 +998,25 @@ export function totals(rs: readonly RequestAnalysis[]): SessionAnalysis['totals'
       t.cacheWrite += u.cacheWrite;
       t.uncached += u.uncached;
       t.output += u.output;
-      prompt += promptOf(u);
+      t.prompt += promptOf(u);
     }
     t.lostTokens += r.lostTokens;
     t.costUSD += r.costUSD ?? 0;
   }
-  t.hitRate = prompt > 0 ? t.cacheRead / prompt : null;
   return t;
+}
+
+/** The session totals of running sums. */
+export function totalsOf(s: TotalSums): SessionAnalysis['totals'] {
+  return {
+    requests: s.requests,
+    breaks: s.breaks,
+    cacheRead: s.cacheRead,
+    cacheWrite: s.cacheWrite,
+    uncached: s.uncached,
+    output: s.output,
+    lostTokens: s.lostTokens,
+    costUSD: s.costUSD,
+    hitRate: s.prompt > 0 ? s.cacheRead / s.prompt : null,
+  };
 }

@@ -18,8 +18,10 @@ import type { Diagnostic, Session } from '../../core/model.js';
 import { openRegular } from '../files.js';
 import { parseJsonLine, readLines } from '../lines.js';
 import type { TranscriptEvent } from '../../core/model.js';
-import { PiEncoder, PiRequestBuilder, transcriptEvents } from './normalize.js';
-import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
+import type { BlockNode } from '../../core/chain.js';
+import { PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
+import type { PiHeader } from './schema.js';
+import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, type PiEntryRec, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
 
 /** Bytes at the start of the file whose hash must not change. */
 const HEAD_CHECK = 64 * 1024;
@@ -79,6 +81,58 @@ async function consume(file: string, start: number, firstLine: number, raws: Raw
   return { end, line, lines, pending };
 }
 
+/**
+ * Thrown when a session restored from a saved state (PiLiveSession.restore) needs an entry the
+ * state does not hold (an appended entry whose parent is an older entry than the last one, a
+ * context the last entry's encoder state was not saved for, a compaction keeping older entries):
+ * the caller reads the file in full instead.
+ */
+export class NeedsFullRead extends Error {
+  constructor(what: string) {
+    super(`the saved state does not hold ${what}`);
+  }
+}
+
+/** Stands for every entry of a restored session except the last: any use of it needs a full read. */
+const UNKNOWN_ENTRY: PiEntryRec = Object.defineProperties({} as PiEntryRec, Object.fromEntries(
+  ['line', 'order', 'id', 'parentId', 'type', 'timestamp', 'entry', 'parent', 'thinkingLevel', 'compaction'].map((k) => [
+    k,
+    {
+      get(): never {
+        throw new NeedsFullRead('an entry before the last one');
+      },
+    },
+  ]),
+));
+
+/**
+ * PiLiveSession.exportState's plain-data form (JSON-safe): where the read stopped and what
+ * continuing it needs. Bounded except for `ids` (every entry id, for the duplicate and dangling
+ * parent checks of appended entries; a few bytes per entry) and the diagnostics so far.
+ */
+export interface PiTailState {
+  /** Byte offset just after the last consumed line; 1-based number of that line; non-blank lines consumed. */
+  offset: number;
+  lastLine: number;
+  lines: number;
+  /** SHA-256 (hex) of the first min(offset, 64 KiB) bytes, and the 4 KiB before `offset` (base64). */
+  headHash: string;
+  seam: string;
+  header: PiHeader;
+  /** Ids of every entry read, in first-seen order. */
+  ids: string[];
+  /** Entries read (the last one's `order` + 1). */
+  entries: number;
+  /** The last entry: what its children need of it. */
+  tip: { line: number; order: number; id: string; parentId: string | null; type: string; timestamp?: string; thinkingLevel: string };
+  /** Encoder states after the last entry, per encoding context. */
+  encoder: StoredEncState[];
+  builder: BuilderState;
+  diagnostics: { lines: Diagnostic[]; head: Diagnostic[]; entries: Diagnostic[]; links: Diagnostic[] };
+  ignored: Record<string, number>;
+  title: string | null;
+}
+
 /** An incrementally read Pi session file. */
 export class PiLiveSession {
   private read!: PiRead;
@@ -108,6 +162,16 @@ export class PiLiveSession {
   kept = 0;
 
   private constructor(readonly file: string) {}
+
+  /** Byte offset just after the last consumed line. */
+  get consumed(): number {
+    return this.offset;
+  }
+
+  /** True while the file ends with a line not consumed yet (no newline: being written). */
+  get pendingLine(): boolean {
+    return this.pending !== null;
+  }
 
   /**
    * Reads the whole file. Never throws for bad content (diagnostics, as readPiSession).
@@ -173,6 +237,79 @@ export class PiLiveSession {
     if (createHash('sha256').update(head).digest('hex') !== this.headHash) return false;
     const seam = await readRange(this.file, Math.max(0, this.offset - SEAM_CHECK), this.offset);
     return seam.equals(this.seam);
+  }
+
+  /**
+   * What `restore` needs to continue this read in another process, or null when it cannot be
+   * continued (no header, an older format, a half-written last line, no entries, or captured
+   * phux context messages, whose stream is analyzed over the whole session). The encoder states
+   * after the last entry are saved for `contexts` (the next request's likely encodings).
+   * @param ref index of a chain node in the caller's table (core/tailstate.ts ChainWriter.ref)
+   */
+  exportState(contexts: readonly EncodeContext[], ref: (n: BlockNode | null) => number): PiTailState | null {
+    const read = this.read;
+    if (!read.header || read.version !== PI_SESSION_VERSION || !read.entries.length || this.pending || !this.builder) return null;
+    if (this.eventsFor !== read.entries.length || this.events.some((e) => e.kind === 'context')) return null;
+    const tip = read.entries[read.entries.length - 1];
+    const encoder: StoredEncState[] = [];
+    for (const c of contexts) if (!encoder.some((e) => e.ctx.api === c.api && e.ctx.provider === c.provider && e.ctx.model === c.model)) encoder.push(this.encoder.exportState(tip, c, ref));
+    return {
+      offset: this.offset,
+      lastLine: this.lastLine,
+      lines: this.lines,
+      headHash: this.headHash,
+      seam: this.seam.toString('base64'),
+      header: read.header,
+      ids: [...read.byId.keys()],
+      entries: read.entries.length,
+      tip: { line: tip.line, order: tip.order, id: tip.id, parentId: tip.parentId, type: tip.type, ...(tip.timestamp !== undefined ? { timestamp: tip.timestamp } : {}), thinkingLevel: tip.thinkingLevel },
+      encoder,
+      builder: this.builder.exportState(),
+      diagnostics: { lines: [...this.lineDiagnostics], head: [...this.parts.head], entries: [...this.parts.entries], links: [...this.parts.links] },
+      ignored: { ...read.ignored },
+      title: this.title ?? null,
+    };
+  }
+
+  /**
+   * A session read continued from `state` (exportState, possibly of another process): `update`
+   * then reads only what was appended after `state.offset`, and `session()` builds only the
+   * appended requests (the earlier places of its `requests` are empty: their reports are the
+   * caller's). Entries before the last one are not held: an update that needs one throws
+   * NeedsFullRead (so does `session()`).
+   * @param nodeOf the chain node at an index of the caller's table
+   */
+  static restore(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null): PiLiveSession {
+    const s = new PiLiveSession(file);
+    const t = state.tip;
+    const tip: PiEntryRec = { line: t.line, order: t.order, id: t.id, parentId: t.parentId, type: t.type, entry: null, parent: UNKNOWN_ENTRY, thinkingLevel: t.thinkingLevel, compaction: null };
+    if (t.timestamp !== undefined) tip.timestamp = t.timestamp;
+    Object.defineProperty(tip, 'entry', {
+      get(): never {
+        throw new NeedsFullRead('the last entry itself');
+      },
+    });
+    if (t.order !== state.entries - 1) throw new Error('the last entry is not the last of the entries');
+    const entries: PiEntryRec[] = new Array(state.entries);
+    entries[t.order] = tip;
+    const byId = new Map<string, PiEntryRec>();
+    for (const id of state.ids) byId.set(id, UNKNOWN_ENTRY);
+    byId.set(t.id, tip);
+    s.read = { file, header: state.header, version: PI_SESSION_VERSION, entries, byId, diagnostics: [], ignored: { ...state.ignored } };
+    s.encoder = new PiEncoder();
+    for (const e of state.encoder) s.encoder.importState(tip, e, nodeOf);
+    s.builder = PiRequestBuilder.restore(s.read, s.encoder, state.builder);
+    s.offset = state.offset;
+    s.lastLine = state.lastLine;
+    s.lines = state.lines;
+    s.headHash = state.headHash;
+    s.seam = Buffer.from(state.seam, 'base64');
+    s.lineDiagnostics = [...state.diagnostics.lines];
+    s.parts = { head: [...state.diagnostics.head], entries: [...state.diagnostics.entries], links: [...state.diagnostics.links] };
+    s.eventsFor = state.entries;
+    if (state.title !== null) s.title = state.title;
+    s.kept = state.builder.count;
+    return s;
   }
 
   /**

@@ -267,6 +267,20 @@ function transformAssistant(m: AssistantMessage, ctx: EncodeContext): { content:
   return { content, idMap };
 }
 
+/** PiEncoder.exportState's plain-data form (JSON-safe): an encoder state with its chains as node indices. */
+export interface StoredEncState {
+  ctx: EncodeContext;
+  node: number;
+  items: number;
+  msgIndex: number;
+  /** Tool results held until their run ends (transcript values). */
+  pending: unknown[];
+  calls: Array<{ id: string; name: string }>;
+  seen: string[];
+  idMap: Array<[string, string]> | null;
+  last: { obj: Record<string, unknown>; item: number; role: string; origin?: string; before: number } | null;
+}
+
 /** Per-session encoder with the persistent chain cache. */
 export class PiEncoder {
   private readonly headPlain: BlockNode;
@@ -290,6 +304,46 @@ export class PiEncoder {
   tail(parent: PiEntryRec | null, ctx: EncodeContext): { node: BlockNode; messages: number } {
     const s = this.flush(this.stateAt(parent, ctx), ctx);
     return { node: this.withMessageBreakpoint(s, ctx), messages: s.items };
+  }
+
+  /**
+   * The encoder state after `rec` in `ctx` (its whole context) in plain data, for the persisted
+   * tail (src/cache/tail.ts): `importState` on a new encoder makes `tail` of a child of `rec`
+   * continue from it without `rec`'s ancestors. Computes the state when it is not memoized.
+   * @param ref index of a chain node in the caller's table (core/tailstate.ts ChainWriter.ref)
+   */
+  exportState(rec: PiEntryRec, ctx: EncodeContext, ref: (n: BlockNode | null) => number): StoredEncState {
+    const s = this.stateAt(rec, ctx);
+    return {
+      ctx: { api: ctx.api, provider: ctx.provider, model: ctx.model },
+      node: ref(s.node),
+      items: s.items,
+      msgIndex: s.msgIndex,
+      pending: s.pending.map((m) => ({ ...m })),
+      calls: s.calls.map((c) => ({ id: c.id, name: c.name })),
+      seen: [...s.seen],
+      idMap: s.idMap ? [...s.idMap] : null,
+      last: s.last ? { obj: s.last.obj, item: s.last.item, role: s.last.role, ...(s.last.origin !== undefined ? { origin: s.last.origin } : {}), before: ref(s.last.before) } : null,
+    };
+  }
+
+  /**
+   * Makes `stored` (exportState, possibly from another process) the memoized state after `rec` in
+   * its context. @param nodeOf the chain node at an index of the caller's table
+   * @throws Error when a node index is missing
+   */
+  importState(rec: PiEntryRec, stored: StoredEncState, nodeOf: (i: number) => BlockNode | null): void {
+    const node = nodeOf(stored.node);
+    if (!node) throw new Error('encoder state without a chain');
+    let last: LastMessage | null = null;
+    if (stored.last) {
+      const before = nodeOf(stored.last.before);
+      if (!before) throw new Error('encoder state: last message without its chain');
+      last = { obj: stored.last.obj, item: stored.last.item, role: stored.last.role, before };
+      if (stored.last.origin !== undefined) last.origin = stored.last.origin;
+    }
+    const s = encState(node, stored.items, stored.msgIndex, stored.pending as ToolResultMessage[], stored.calls, stored.seen, stored.idMap ? new Map(stored.idMap) : null, last);
+    this.memo(contextKey(stored.ctx)).set(rec, s);
   }
 
   private llmOf(rec: PiEntryRec): LlmMessage | null {
@@ -743,6 +797,13 @@ function pricesFor(m: AssistantMessage, session: Rates, own: Rates = ratesOf(m.u
   };
 }
 
+/** PiRequestBuilder.exportState's plain-data form. */
+export interface BuilderState {
+  count: number;
+  taken: number;
+  rates: Array<[string, Partial<Record<keyof Prices, number>>]>;
+}
+
 /** The result of reconstructing a session's agent requests. */
 export interface Reconstruction {
   /** One request per assistant entry, in file order, indexed 1…n. */
@@ -789,6 +850,24 @@ export class PiRequestBuilder {
     private readonly read: PiRead,
     private readonly encoder = new PiEncoder(),
   ) {}
+
+  /** What `restore` needs to continue (the persisted tail): requests built, entries taken, the session's rates per provider/model. */
+  exportState(): BuilderState {
+    return { count: this.requests.length, taken: this.taken, rates: [...this.sessionRates].map(([k, r]) => [k, { ...r }]) };
+  }
+
+  /**
+   * A builder continuing from `state` over `read` (whose entries beyond `state.taken` are the
+   * appended ones): `requests` has the length of the requests built before (their places empty),
+   * so the next request gets the next index.
+   */
+  static restore(read: PiRead, encoder: PiEncoder, state: BuilderState): PiRequestBuilder {
+    const b = new PiRequestBuilder(read, encoder);
+    b.requests.length = state.count;
+    b.taken = state.taken;
+    for (const [k, r] of state.rates) b.sessionRates.set(k, { ...r });
+    return b;
+  }
 
   /** Builds the requests of the entries appended since the last call; false when the earlier ones must be rebuilt (see the class comment). */
   extend(): boolean {

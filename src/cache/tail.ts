@@ -1,0 +1,577 @@
+/**
+ * The persisted incremental tail (issue 9): a Pi session that grew by appended lines is analyzed
+ * from the state saved at its last complete line, not from the start, by a new process.
+ *
+ * When a Pi session's result entry is written (results.ts, a cache miss), a continuation state is
+ * saved beside it (`<entry>.tail`): the identity the session had (identity.ts: size, mtime,
+ * SHA-256 of the first and last 64 KiB, code, rules), where the read stopped (byte offset, line,
+ * the 4 KiB seam), the entry ids and the last entry, the Pi encoder's states after it (its chain
+ * tails, hashes recomputed from the stored blocks), the judge's live cache entries per lineage
+ * (CANDIDATES requests with their prefix chains) and written breakpoint entries, the token
+ * model's kept ratios and points, and the session report's running sums. Bounded: the chains of
+ * each lineage's recent requests plus small sums (and one id per entry).
+ *
+ * A later `analyze --json` whose output entry (output.ts) misses for a file that only grew (its
+ * first and last 64 KiB up to the saved offset hash as the saved identity's head and tail, the
+ * live reader's seam check too) restores the state, reads only the appended lines, judges only
+ * the appended requests, and splices the session's `--json` block: the earlier requests' lines
+ * are copied from the saved output entry as bytes, the header (sums, diagnostics, token model) and
+ * the new requests are rendered. Byte-identical to a full run (test/unit/cache/tail.test.ts).
+ *
+ * Falls back to a full read (returns null) for anything else: a file rewritten, truncated or
+ * replaced; a half-written last line; a state that is corrupt, foreign, from another build,
+ * rules or format version (zod-checked, then its chains must hash as saved); an appended entry
+ * whose parent is older than the last entry (a branch), an encoding context not saved (a model
+ * switch), a compaction; a token model that moves (sessions under CALIBRATION_LIMIT ratios);
+ * a rate the session had not shown; phux context messages; captured bodies (wire evidence).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import {
+  Calibration,
+  SessionJudge,
+  sameTokenModel,
+  sumTotals,
+  totalsOf,
+  type CalibrationState,
+  type JudgeState,
+  type RequestAnalysis,
+  type SessionAnalysis,
+  type TotalSums,
+} from '../core/analyze.js';
+import type { BlockNode } from '../core/chain.js';
+import type { LlmRequest, Session } from '../core/model.js';
+import { defaultRules, type ProviderRules } from '../core/rules.js';
+import { ChainWriter, keyToHex, nodeAt, readChains, type StoredNode } from '../core/tailstate.js';
+import { compactChains } from '../core/wire.js';
+import { checkSessionNumbers, MAX_DIAGNOSTICS } from '../hosts/numbers.js';
+import { NeedsFullRead, PiLiveSession, type PiTailState } from '../hosts/pi/live.js';
+import { HeaderSchema } from '../hosts/pi/schema.js';
+import type { SessionRef } from '../hosts/registry.js';
+import { requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
+import { jsonText } from '../sanitize.js';
+import { attachPhux } from '../report/phux.js';
+import { entryFile, FORMAT, sameIdentity, type Identity } from './identity.js';
+import { cachedOutput, type CachedOutput } from './output.js';
+import { releaseBetweenSessions } from '../cli/memory.js';
+
+export const TAIL_FORMAT = 'prefix-lens-tail';
+/** Bumped whenever the state's layout or meaning changes. */
+export const TAIL_VERSION = 1;
+/** Bytes hashed at each end for the content check (identity.ts CHECK_BYTES). */
+const CHECK_BYTES = 64 * 1024;
+
+/** The report's running sums: what the session header needs of the requests judged so far. */
+export interface ReportSums {
+  sums: TotalSums;
+  /** Distinct [provider, model] pairs in order of first use, and the `models` list they gave (report/json.ts modelsOf). */
+  pairs: Array<[string, string]>;
+  models: string[];
+  evidence: SessionReport['evidence'];
+}
+
+/** A saved continuation state (see the module comment). */
+export interface TailState {
+  format: typeof TAIL_FORMAT;
+  version: typeof TAIL_VERSION;
+  /** The identity the session file had when this state was saved (its output entry's). */
+  identity: Identity;
+  pi: PiTailState;
+  judge: JudgeState;
+  calibration: CalibrationState;
+  report: ReportSums;
+  /** Chain table the encoder and judge states point into (core/tailstate.ts). */
+  nodes: StoredNode[];
+  /** [node index, hex prefix hash] of every chain tail the states point at: checked after the rebuild. */
+  check: Array<[number, string]>;
+}
+
+/** File of a ref's continuation state. */
+export function tailFile(cacheDir: string, key: string): string {
+  return entryFile(cacheDir, key).replace(/\.json$/, '.tail');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation (a state is untrusted input: a corrupt or foreign one is ignored)
+// ---------------------------------------------------------------------------------------------
+
+const num = z.number();
+const int = z.number().int();
+const diagnostic = z.object({ file: z.string(), line: num, message: z.string(), severity: z.enum(['error', 'warning', 'info']) });
+const usage = z.object({ uncached: num, cacheRead: num, cacheWrite: num, output: num });
+const storedRequest = z.looseObject({
+  index: int,
+  source: z.looseObject({ file: z.string(), line: num, row: z.string().optional() }),
+  provider: z.string(),
+  model: z.string(),
+  api: z.string(),
+  kind: z.enum(['agent', 'summary', 'title']),
+  timeMs: num.nullable(),
+  responseStartMs: num.optional(),
+  responseEndMs: num.optional(),
+  evidence: z.enum(['wire', 'reconstructed']),
+  usage: usage.nullable(),
+  params: z.record(z.string(), z.union([z.string(), num, z.boolean(), z.null()])),
+  cacheKey: z.string().optional(),
+  prices: z.object({ input: num, output: num, cacheRead: num, cacheWrite: num }).optional(),
+  error: z.string().optional(),
+  notes: z.array(z.string()).optional(),
+});
+const hash12 = z.string().nullable();
+const ctx = z.object({ api: z.string(), provider: z.string(), model: z.string() });
+const rates = z.object({ input: num.optional(), output: num.optional(), cacheRead: num.optional(), cacheWrite: num.optional() });
+
+const TailSchema = z.object({
+  format: z.literal(TAIL_FORMAT),
+  version: z.literal(TAIL_VERSION),
+  identity: z.looseObject({ format: z.literal(FORMAT) }),
+  pi: z.object({
+    offset: int,
+    lastLine: int,
+    lines: int,
+    headHash: z.string(),
+    seam: z.string(),
+    header: HeaderSchema,
+    ids: z.array(z.string()),
+    entries: int.min(1),
+    tip: z.object({ line: int, order: int, id: z.string(), parentId: z.string().nullable(), type: z.string(), timestamp: z.string().optional(), thinkingLevel: z.string() }),
+    encoder: z.array(
+      z.object({
+        ctx,
+        node: int,
+        items: int,
+        msgIndex: int,
+        pending: z.array(z.looseObject({ role: z.literal('toolResult'), toolCallId: z.string(), content: z.array(z.unknown()) })),
+        calls: z.array(z.object({ id: z.string(), name: z.string() })),
+        seen: z.array(z.string()),
+        idMap: z.array(z.tuple([z.string(), z.string()])).nullable(),
+        last: z.object({ obj: z.record(z.string(), z.unknown()), item: int, role: z.string(), origin: z.string().optional(), before: int }).nullable(),
+      }),
+    ),
+    builder: z.object({ count: int, taken: int, rates: z.array(z.tuple([z.string(), rates])) }),
+    diagnostics: z.object({ lines: z.array(diagnostic), head: z.array(diagnostic), entries: z.array(diagnostic), links: z.array(diagnostic) }),
+    ignored: z.record(z.string(), int),
+    title: z.string().nullable(),
+  }),
+  judge: z.object({
+    count: int,
+    lastAgent: z.object({ provider: z.string(), model: z.string() }).nullable(),
+    lineages: z.array(
+      z.object({
+        key: z.string(),
+        family: z.string(),
+        minimum: num,
+        recent: z.array(
+          z.object({
+            req: storedRequest,
+            tail: int,
+            lastUse: num.nullable(),
+            ttlMs: num,
+            written: z.string().optional(),
+            writtenDepth: int.optional(),
+            segments: z.object({ head: hash12, tools: hash12, system: hash12, messages: hash12 }),
+          }),
+        ),
+        written: z.array(z.tuple([z.string(), num.nullable(), num, num])),
+        model: z.string(),
+        api: z.string(),
+      }),
+    ),
+  }),
+  calibration: z.object({ limit: int, slopes: z.array(num), lineages: z.array(z.object({ key: z.string(), last: z.tuple([num, num]), pts: z.array(z.tuple([num, num])) })) }),
+  report: z.object({
+    sums: z.object({ requests: int, breaks: int, cacheRead: num, cacheWrite: num, uncached: num, output: num, lostTokens: num, costUSD: num, prompt: num }),
+    pairs: z.array(z.tuple([z.string(), z.string()])),
+    models: z.array(z.string()),
+    evidence: z.enum(['wire', 'reconstructed', 'mixed']).nullable(),
+  }),
+  nodes: z.array(
+    z.object({
+      p: int,
+      b: z.object({
+        segment: z.enum(['head', 'tools', 'system', 'messages']),
+        item: int,
+        path: z.string(),
+        startPath: z.string().optional(),
+        role: z.string().optional(),
+        origin: z.string().optional(),
+        breakpoint: z.object({ ttlSeconds: num }).optional(),
+        text: z.string().optional(),
+        bytes64: z.string().optional(),
+      }),
+    }),
+  ),
+  check: z.array(z.tuple([int, z.string()])),
+});
+
+/** Parses and checks a state's text; null when it is not a state of this format and version. */
+export function parseTail(text: string): TailState | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const r = TailSchema.safeParse(raw);
+  return r.success ? (r.data as unknown as TailState) : null;
+}
+
+/** The state saved for a ref, or null (missing, corrupt, foreign, another version). Never throws. */
+export async function loadTail(cacheDir: string, key: string): Promise<TailState | null> {
+  try {
+    return parseTail(await readFile(tailFile(cacheDir, key), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a state (temporary file renamed into place); write errors only cost the continuation. */
+export async function saveTail(cacheDir: string, key: string, state: TailState): Promise<void> {
+  const file = tailFile(cacheDir, key);
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(join(file, '..'), { recursive: true });
+    await writeFile(tmp, JSON.stringify(state));
+    await rename(tmp, file);
+  } catch {
+    await unlink(tmp).catch(() => {});
+  }
+}
+
+/** Removes a ref's state (a run that could not continue from it and saved none). */
+export async function dropTail(cacheDir: string, key: string): Promise<void> {
+  await unlink(tailFile(cacheDir, key)).catch(() => {});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saving: a full analysis that keeps what continuing needs
+// ---------------------------------------------------------------------------------------------
+
+/** Options of the stateful analysis and the continuation (tests use a small calibration limit). */
+export interface TailOptions {
+  rules?: ProviderRules;
+  /** As analyzeSession's (core/analyze.ts CALIBRATION_LIMIT by default). */
+  calibrationLimit?: number;
+}
+
+/** A state without the identity it is saved under. */
+export type TailBody = Omit<TailState, 'identity'>;
+
+/** Session report's sums of judged requests (from the sums of earlier ones). */
+function reportSums(rs: readonly RequestAnalysis[], from?: ReportSums): ReportSums {
+  const out: ReportSums = from
+    ? { sums: sumTotals(rs, from.sums), pairs: from.pairs.map(([p, m]) => [p, m]), models: [...from.models], evidence: from.evidence }
+    : { sums: sumTotals(rs), pairs: [], models: [], evidence: null };
+  // As report/json.ts modelsOf and sessionEvidence, continued.
+  const seen = new Set(out.pairs.map(([p, m]) => `${p}\u0000${m}`));
+  const names = new Set(out.models);
+  let first = from ? from.sums.requests === 0 : true;
+  for (const { request: q } of rs) {
+    if (first) out.evidence = q.evidence;
+    else if (out.evidence !== q.evidence) out.evidence = 'mixed';
+    first = false;
+    const k = `${q.provider}\u0000${q.model}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.pairs.push([q.provider, q.model]);
+    const name = `${q.provider}/${q.model}`;
+    if (!names.has(name)) {
+      names.add(name);
+      out.models.push(name);
+    }
+  }
+  return out;
+}
+
+/** True when nothing in a report is computed over the whole session beyond what the state keeps. */
+function continuable(r: SessionReport): boolean {
+  return r.phux === undefined && r.hostMiss === undefined && r.systemShapes === undefined && r.persona === undefined && r.requests.every((q) => q.hostMiss === undefined && q.systemShape === undefined);
+}
+
+/** The state after an analysis (null without the Pi read's part: the session cannot be continued). */
+function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibration, report: ReportSums, writer: ChainWriter): TailBody | null {
+  if (!pi) return null;
+  const state = judge.exportState((n) => writer.ref(n));
+  const check: Array<[number, string]> = [];
+  const seen = new Set<number>();
+  for (const l of state.lineages) {
+    for (const e of l.recent) {
+      const tail = judge.requests[e.req.index - 1]?.request.tail;
+      if (!tail) throw new Error(`request #${e.req.index} has no chain`);
+      if (!seen.has(e.tail)) {
+        seen.add(e.tail);
+        check.push([e.tail, tail.hashHex]);
+      }
+    }
+  }
+  return { format: TAIL_FORMAT, version: TAIL_VERSION, pi, judge: state, calibration: calibration.exportState(), report, nodes: writer.nodes, check };
+}
+
+/**
+ * Reads and analyzes a Pi session as a full read does (hosts/pi readPiSession + openRef's number
+ * checks + analyzeSession + the report), keeping what a continuation needs.
+ * @returns the report entries, and the state (without identity) or null when this session cannot
+ *   be continued (see the module comment); null reports when the read is not the full read's (a
+ *   half-written last line, an unreadable file): the caller reads it the plain way
+ */
+export async function analyzePiWithState(ref: SessionRef, opts: TailOptions = {}): Promise<{ reports: SessionReport[]; state: TailBody | null } | null> {
+  const rules = opts.rules ?? defaultRules;
+  let live: PiLiveSession | null = await PiLiveSession.open(ref.path);
+  let size: number;
+  try {
+    const fh = await open(ref.path, 'r');
+    try {
+      size = (await fh.stat()).size;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return null;
+  }
+  // The live reader waits for a last line's newline; a full read takes it: not the same read.
+  if (live.consumed !== size || live.pendingLine) return null;
+  const session: Session = live.session();
+  const requests = session.requests;
+  const writer = new ChainWriter();
+  const last = requests[requests.length - 1];
+  // The encoder's states after the last entry, for the encoding of the last request (the next one's likely).
+  let pi = live.exportState(last ? [{ api: last.api, provider: last.provider, model: last.model }] : [], (n) => writer.ref(n));
+  live = null;
+  // As readPiSession: long blocks kept as bytes, the entry tree released.
+  compactChains(requests.map((r) => r.tail));
+  const readDiagnostics = session.diagnostics.length;
+  checkSessionNumbers(session);
+  if (session.diagnostics.length !== readDiagnostics) pi = null;
+  releaseBetweenSessions();
+  const calibration = new Calibration(opts.calibrationLimit);
+  for (const r of requests) calibration.add(r);
+  const judge = new SessionJudge(calibration.model(), rules);
+  for (const r of requests) judge.push(r);
+  const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totalsOf(sumTotals(judge.requests)) };
+  // As openRef's reader + analyzeRefUncached: the phux context stream attached (then not continued).
+  const report = attachPhux(sessionReport(a, rules), session);
+  if (!continuable(report)) pi = null;
+  return { reports: [report], state: bodyOf(pi, judge, calibration, reportSums(judge.requests), writer) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Continuing
+// ---------------------------------------------------------------------------------------------
+
+/** SHA-256 (hex) of bytes [start, end) of an open file. */
+async function hashRange(fh: Awaited<ReturnType<typeof open>>, start: number, end: number): Promise<string> {
+  const buf = Buffer.alloc(Math.max(0, end - start));
+  let got = 0;
+  while (got < buf.length) {
+    const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return createHash('sha256').update(buf.subarray(0, got)).digest('hex');
+}
+
+/**
+ * True when the file at `path` starts with the bytes the state's identity describes: at least
+ * `size` bytes, whose first and last min(size, 64 KiB) hash as the identity's head and tail.
+ */
+export async function grownFrom(path: string, id: Identity): Promise<boolean> {
+  if (id.size === null || id.head === null || id.tail === null) return false;
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const { size } = await fh.stat();
+      if (size < id.size) return false;
+      const n = Math.min(id.size, CHECK_BYTES);
+      if ((await hashRange(fh, 0, n)) !== id.head) return false;
+      return (await hashRange(fh, id.size - n, id.size)) === id.tail;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** Why the last continuePi call of this thread returned null (for tests and the benchmark's log). */
+export let lastMiss = '';
+
+function miss(why: string): null {
+  lastMiss = why;
+  return null;
+}
+
+/** What a continuation produced. */
+export interface Continued {
+  /** The session's `--json` block (output.ts layout) as UTF-8 chunks of whole lines. */
+  chunks: Uint8Array[];
+  requests: number;
+  /** The new state (without identity), null when the grown session cannot be continued again. */
+  state: TailBody | null;
+  /** Requests judged by this continuation (the appended ones). */
+  appended: number;
+}
+
+/**
+ * The requests' part of a saved `--json` block: the bytes between its `"requests": [` line and
+ * the closing `]` line (each request object indented by 8, the last without its comma), or an
+ * empty buffer for a session without requests. @throws Error when the block is not laid out so
+ */
+function requestSection(block: Buffer, requests: number): Buffer {
+  const open = Buffer.from('\n      "requests": [\n');
+  const close = Buffer.from('\n      ]\n');
+  if (requests === 0) {
+    if (!block.includes('\n      "requests": []\n')) throw new Error('saved block has requests');
+    return Buffer.alloc(0);
+  }
+  const at = block.indexOf(open);
+  if (at < 0 || !block.subarray(block.length - close.length).equals(close)) throw new Error('saved block is not laid out as expected');
+  return block.subarray(at + open.length, block.length - close.length);
+}
+
+/** Reads block `index` of an output entry. */
+async function readBlock(out: CachedOutput, index: number): Promise<Buffer> {
+  let at = 0;
+  for (let i = 0; i < index; i++) at += out.blocks[i].bytes;
+  const buf = Buffer.allocUnsafe(out.blocks[index].bytes);
+  const fh = await open(out.file, 'r');
+  try {
+    let got = 0;
+    while (got < buf.length) {
+      const { bytesRead } = await fh.read(buf, got, buf.length - got, at + got);
+      if (bytesRead === 0) throw new Error('output entry cut short');
+      got += bytesRead;
+    }
+  } finally {
+    await fh.close();
+  }
+  return buf;
+}
+
+/** Lines of a session's `--json` block as JsonReportWriter writes them (pipeline.ts sessionJsonLines, here to avoid a cycle). */
+type LinesOf = (s: SessionReport, pad: string) => Iterable<string>;
+
+/**
+ * Continues a Pi session from its saved state: reads only the lines appended after the state's
+ * offset, judges only the appended requests, and renders the session's `--json` block with the
+ * earlier requests' lines copied from `saved` (the output entry written with the state).
+ * @param now the file's identity now (the new output entry's)
+ * @param linesOf pipeline.ts sessionJsonLines
+ * @returns null when the state does not apply or the session cannot be continued (a full read then)
+ */
+export async function continuePi(ref: SessionRef, state: TailState, saved: Buffer, now: Identity, linesOf: LinesOf, opts: TailOptions = {}): Promise<Continued | null> {
+  const rules = opts.rules ?? defaultRules;
+  const old = state.identity;
+  // Same build, rules, key and host; no captured bodies; the file grew from the saved bytes.
+  const fixed: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'stamp'];
+  if (!fixed.every((f) => old[f] === now[f]) || old.captures !== null || now.captures !== null || ref.host !== 'pi') return miss('another build, rules, ref or captured bodies');
+  if (old.size !== state.pi.offset || now.size === null || now.size < old.size) return miss('shorter than the saved offset');
+  if ((opts.calibrationLimit ?? state.calibration.limit) !== state.calibration.limit) return miss('another calibration limit');
+  if (!(await grownFrom(ref.path, old))) return miss('not grown from the saved bytes (rewritten, truncated, replaced)');
+  try {
+    const nodes = readChains(state.nodes);
+    for (const [i, hex] of state.check) if (nodeAt(nodes, i)?.hashHex !== hex) return miss('a saved chain does not hash as saved');
+    const nodeOf = (i: number) => nodeAt(nodes, i);
+    const live = PiLiveSession.restore(ref.path, state.pi, nodeOf);
+    const change = await live.update();
+    if (change === 'reset' || live.pendingLine || live.consumed !== now.size) return miss('the reader could not continue (rewritten, or a last line without its newline)');
+    const session = live.session();
+    const count = state.judge.count;
+    if (live.kept !== count || session.requests.length < count) return miss('earlier requests rebuilt (a new rate)');
+    const appended = session.requests.slice(count);
+    if (session.events.some((e) => e.kind === 'context')) return miss('a phux context message');
+    // openRef's number checks, on what is new (a problem there adds diagnostics among the earlier ones': not continued).
+    const probe: Session = { ...session, requests: appended, diagnostics: [] };
+    checkSessionNumbers(probe);
+    if (probe.diagnostics.length || session.diagnostics.length > MAX_DIAGNOSTICS) return miss('number problems or folded diagnostics');
+    const calibration = Calibration.restore(state.calibration);
+    const judge = SessionJudge.restore(calibration.model(), rules, state.judge, nodeOf);
+    let moved = false;
+    for (const r of appended) if (calibration.add(r)) moved = true;
+    if (moved && !sameTokenModel(calibration.model(), judge.tokenModel)) return miss('the token model moved');
+    for (const r of appended) judge.push(r);
+    const fresh = judge.requests.slice(count);
+    const reports: RequestReport[] = fresh.map((r) => requestReport({ requests: judge.requests }, r));
+    if (reports.some((r) => r.hostMiss !== undefined || r.systemShape !== undefined)) return miss('host verdicts or system shapes');
+    const sums = reportSums(fresh, state.report);
+    // The header as sessionReport builds it (same keys, same order), its sums from the state.
+    const head = sessionReport({ session: { ...session, requests: [] }, requests: [], tokenModel: judge.tokenModel, totals: totalsOf(sums.sums) }, rules);
+    head.models = sums.models;
+    head.evidence = sums.evidence;
+    if (!continuable(head)) return miss('session-wide report parts');
+    const chunks = splice(head, reports, requestSection(saved, count), linesOf);
+    // The state after the appended lines (for the next growth).
+    const writer = new ChainWriter();
+    const lastReq = appended[appended.length - 1];
+    const contexts = lastReq ? [{ api: lastReq.api, provider: lastReq.provider, model: lastReq.model }] : state.pi.encoder.map((e) => e.ctx);
+    let pi: PiTailState | null = null;
+    try {
+      pi = live.exportState(contexts, (n) => writer.ref(n));
+    } catch (e) {
+      if (!(e instanceof NeedsFullRead)) throw e;
+    }
+    const next = bodyOf(pi, judge, calibration, sums, writer);
+    return { chunks, requests: sums.sums.requests, state: next, appended: appended.length };
+  } catch (e) {
+    // NeedsFullRead, or a state whose parts do not fit together: a full read.
+    return miss(e instanceof Error ? e.message : String(e));
+  }
+}
+
+/**
+ * The session's block: the header's lines up to `"requests"`, the saved requests' bytes, the new
+ * requests' lines, the rest (each line through jsonText, as the CLI writes them); the closing
+ * `    }` line is not part of a block (output.ts).
+ */
+function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buffer, linesOf: LinesOf): Uint8Array[] {
+  const enc = new TextEncoder();
+  const chunks: Uint8Array[] = [];
+  let text: string[] = [];
+  const flush = () => {
+    if (text.length) chunks.push(enc.encode(`${text.join('\n')}\n`));
+    text = [];
+  };
+  const total = savedRequests.length > 0 || fresh.length > 0;
+  const lines = [...linesOf(head, '    ')];
+  if (lines.pop() !== '    }') throw new Error('session JSON does not end with its closing line');
+  for (const line of lines) {
+    const m = /^ {6}"requests": \[\](,?)$/.exec(line);
+    if (!m || !total) {
+      text.push(jsonText(line));
+      continue;
+    }
+    text.push('      "requests": [');
+    flush();
+    if (savedRequests.length) {
+      chunks.push(fresh.length ? Buffer.concat([savedRequests, Buffer.from(',\n')]) : Buffer.concat([savedRequests, Buffer.from('\n')]));
+    }
+    if (fresh.length) {
+      const inner = [...linesOf({ requests: fresh } as unknown as SessionReport, '    ')];
+      // `    {`, `      "requests": [`, the requests…, `      ]`, `    }`
+      for (const l of inner.slice(2, -2)) text.push(jsonText(l));
+    }
+    text.push(`      ]${m[1]}`);
+  }
+  flush();
+  return chunks;
+}
+
+/** The saved output entry's bytes of a ref's (single) session, when valid for the state's identity. */
+export async function savedBlock(ref: Pick<SessionRef, 'key'>, cacheDir: string, state: TailState): Promise<Buffer | null> {
+  const out = await cachedOutput(ref, { cacheDir, id: state.identity });
+  if (!out || out.blocks.length !== 1 || out.blocks[0].requests !== state.judge.count || out.blocks[0].unreadable) return null;
+  try {
+    return await readBlock(out, 0);
+  } catch {
+    return null;
+  }
+}
+
+/** True when `state` was saved under exactly `id` (the entry it belongs to). */
+export function stateFor(state: TailState, id: Identity): boolean {
+  return sameIdentity(state.identity, id);
+}
+
+export { keyToHex };

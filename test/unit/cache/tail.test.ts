@@ -1,0 +1,219 @@
+/**
+ * The persisted incremental tail (src/cache/tail.ts): a Pi session analyzed once (saving its
+ * state), then grown by appended lines and continued by a new "process" (a state parsed from its
+ * serialized text, nothing shared in memory), gives `--json` bytes identical to a full analysis
+ * of the grown file. Cut at many line boundaries of every Pi recording and of generated sessions;
+ * a rewritten, truncated, half-written, corrupt or foreign case falls back (null).
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { analyzeSession } from '../../../src/core/analyze.js';
+import { identityWithRules, rulesHash, type Identity } from '../../../src/cache/identity.js';
+import { analyzePiWithState, continuePi, lastMiss, parseTail, TAIL_FORMAT, type TailBody, type TailState } from '../../../src/cache/tail.js';
+import { defaultRules } from '../../../src/core/rules.js';
+import { piRef } from '../../../src/hosts/pi/discover.js';
+import { openRef, type SessionRef } from '../../../src/hosts/registry.js';
+import { renderSession, sessionJsonLines } from '../../../src/cli/pipeline.js';
+import { sessionReport } from '../../../src/report/json.js';
+import { attachPhux } from '../../../src/report/phux.js';
+import { jsonText } from '../../../src/sanitize.js';
+import { writeSession } from '../../../scripts/bench/corpus.js';
+
+/** The Pi recordings (transcripts; the capture folders' bodies are not joined here). */
+const RECORDINGS = ['test/fixtures/pi/main', 'test/fixtures/pi/long', 'test/fixtures/pi-capture/main', 'test/fixtures/pi-capture/long'].map((d) => {
+  const base = join(d, 'agent', 'sessions');
+  const sub = join(base, readdirSync(base)[0]);
+  return join(sub, readdirSync(sub).find((f) => f.endsWith('.jsonl'))!);
+});
+
+/** No capture folder can match (the identity's capture stamp is null). */
+const ENV = { ...process.env, PREFIX_LENS_CAPTURE_DIRS: '' };
+
+async function refOf(file: string): Promise<SessionRef> {
+  const ref = await piRef(file, true);
+  assert.ok(ref, file);
+  return ref;
+}
+
+async function idOf(ref: SessionRef): Promise<Identity> {
+  const id = await identityWithRules(ref, rulesHash(defaultRules), ENV);
+  assert.ok(id);
+  return id;
+}
+
+const bytesOf = (chunks: Uint8Array[]) => Buffer.concat(chunks.map((c) => Buffer.from(c)));
+
+/** The `--json` block of a full analysis (openRef, analyzeSession with `limit`, the report), as the CLI renders it. */
+async function fullBlock(file: string, limit?: number): Promise<Buffer> {
+  const ref = await refOf(file);
+  const [s] = await openRef(ref, { env: ENV });
+  const report = attachPhux(sessionReport(analyzeSession(s, defaultRules, { calibrationLimit: limit })), s);
+  return bytesOf((await renderSession(report, jsonText)).chunks);
+}
+
+/** What a first run saves: the block it printed and the serialized state (null when none). */
+async function firstRun(file: string, limit?: number): Promise<{ block: Buffer; state: string | null }> {
+  const ref = await refOf(file);
+  const id = await idOf(ref);
+  const r = await analyzePiWithState(ref, { calibrationLimit: limit });
+  assert.ok(r, `${file}: read as a full read does`);
+  const block = bytesOf((await renderSession(r.reports[0], jsonText)).chunks);
+  return { block, state: r.state ? JSON.stringify({ ...r.state, identity: id } satisfies TailState) : null };
+}
+
+/** A later run from a saved state (parsed anew: nothing shared with the run that saved it). */
+async function laterRun(file: string, saved: { block: Buffer; state: string | null }, limit?: number) {
+  const ref = await refOf(file);
+  const state = saved.state === null ? null : parseTail(saved.state);
+  if (saved.state !== null) assert.ok(state, 'the saved state parses and validates');
+  if (!state) return null;
+  const now = await idOf(ref);
+  const c = await continuePi(ref, state, saved.block, now, sessionJsonLines, { calibrationLimit: limit });
+  if (!c) {
+    misses.set(lastMiss, (misses.get(lastMiss) ?? 0) + 1);
+    return null;
+  }
+  const body: TailBody | null = c.state;
+  return { block: bytesOf(c.chunks), state: body ? JSON.stringify({ ...body, identity: now }) : null, appended: c.appended };
+}
+
+/** Why later runs fell back, with counts (printed when a test asks for a share of continued runs). */
+const misses = new Map<string, number>();
+
+describe('persisted tail (Pi): a new process continues a grown session from its saved state', () => {
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'prefix-lens-tail-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /**
+   * Writes the file up to `cuts[0]`, runs a first analysis, then appends up to each next cut and
+   * continues from the previous run's saved output and state; every run's block must equal a full
+   * analysis of the file at that moment. @returns how many runs continued (the others fell back)
+   */
+  async function grow(name: string, text: Buffer, cuts: number[], limit?: number): Promise<{ continued: number; runs: number; withState: number }> {
+    const file = join(dir, name);
+    writeFileSync(file, text.subarray(0, cuts[0]));
+    let saved = await firstRun(file, limit);
+    assert.ok(saved.block.equals(await fullBlock(file, limit)), `${name}: first run at ${cuts[0]}`);
+    let continued = 0;
+    let withState = 0;
+    for (let i = 1; i < cuts.length; i++) {
+      appendFileSync(file, text.subarray(cuts[i - 1], cuts[i]));
+      if (saved.state !== null) withState++;
+      const full = await fullBlock(file, limit);
+      const later = await laterRun(file, saved, limit);
+      if (later) {
+        continued++;
+        assert.equal(later.block.toString('utf8'), full.toString('utf8'), `${name}: continued at byte ${cuts[i]} (from ${cuts[i - 1]})`);
+        saved = { block: later.block, state: later.state };
+      } else saved = await firstRun(file, limit);
+    }
+    return { continued, runs: cuts.length - 1, withState };
+  }
+
+  const lineEnds = (text: Buffer) => {
+    const out: number[] = [];
+    for (let i = text.indexOf(10); i >= 0; i = text.indexOf(10, i + 1)) out.push(i + 1);
+    return out;
+  };
+
+  it('every Pi recording, cut at every line and continued line by line, gives the full analysis (small token-model limit: continued)', async function () {
+    this.timeout(300_000);
+    let total = 0;
+    let runs = 0;
+    const stated: number[] = [];
+    for (const f of RECORDINGS) {
+      const text = readFileSync(f);
+      const ends = lineEnds(text);
+      const r = await grow(`rec-${runs}.jsonl`, text, [ends[1], ...ends.slice(2)], 4);
+      total += r.continued;
+      runs += r.withState;
+      stated.push(r.withState);
+    }
+    // Sessions with phux context messages save no state after the first one (main: the first 9 cuts have one).
+    assert.deepEqual(stated, [9, 18, 9, 18]);
+    // Most appends continue (the others: a model moved, a branch, a compaction).
+    assert.ok(total > runs / 2, `${total} of ${runs} continued; fell back: ${JSON.stringify([...misses])}`);
+  });
+
+  it('the same with the default token-model limit (every fit still moves here: full reads), and appended in several lines at once', async function () {
+    this.timeout(300_000);
+    for (const f of RECORDINGS) {
+      const text = readFileSync(f);
+      const ends = lineEnds(text);
+      const cuts = [ends[Math.floor(ends.length / 3)], ends[Math.floor(ends.length / 2)], ends[ends.length - 3], text.length];
+      await grow(`default-${f.length}.jsonl`, text, cuts);
+    }
+  });
+
+  it('a generated session (compactions, branches, errors, model switches), cut at many lines, continued in bursts', async function () {
+    this.timeout(300_000);
+    const src = join(dir, 'generated-source.jsonl');
+    const w = await writeSession(src, { bytes: 600_000, seed: 7, id: '019a0000-0000-7000-8000-00000000cafe', cwd: '/home/dev/p', startMs: Date.UTC(2026, 10, 1) });
+    assert.ok(w.requests > 100);
+    const text = readFileSync(src);
+    const ends = lineEnds(text);
+    const cuts = [ends[40]];
+    for (let i = 41; i < ends.length; i += 1 + (i % 5)) cuts.push(ends[i]);
+    cuts.push(text.length);
+    const r = await grow('generated.jsonl', text, cuts, 6);
+    assert.ok(r.continued > r.runs / 2, `${r.continued} of ${r.runs} continued; fell back: ${JSON.stringify([...misses])}`);
+  });
+
+  it('a state is refused: rewritten in place (same size), truncated, half-written last line, corrupt, another build or format version', async () => {
+    const text = readFileSync(RECORDINGS[1]);
+    const ends = lineEnds(text);
+    const file = join(dir, 'refused.jsonl');
+    const at = ends[ends.length - 6];
+    const reset = async () => {
+      writeFileSync(file, text.subarray(0, at));
+      return firstRun(file, 4);
+    };
+    // Appended normally: continues (the control).
+    let saved = await reset();
+    appendFileSync(file, text.subarray(at, ends[ends.length - 5]));
+    assert.ok(await laterRun(file, saved, 4), 'a plain append continues');
+    // Rewritten in place with the same size, then grown: a byte in the first 64 KiB and one just before the seam.
+    for (const pos of [100, at - 10]) {
+      saved = await reset();
+      const b = Buffer.from(text.subarray(0, ends[ends.length - 5]));
+      b[pos] = b[pos] === 0x61 ? 0x62 : 0x61;
+      writeFileSync(file, b);
+      assert.equal(await laterRun(file, saved, 4), null, `rewritten at ${pos}`);
+    }
+    // Truncated below the saved offset.
+    saved = await reset();
+    writeFileSync(file, text.subarray(0, ends[ends.length - 8]));
+    assert.equal(await laterRun(file, saved, 4), null, 'truncated');
+    // A half-written last line (Pi is still writing it): not continued now; then whole, it is.
+    saved = await reset();
+    appendFileSync(file, text.subarray(at, ends[ends.length - 5] - 7));
+    assert.equal(await laterRun(file, saved, 4), null, 'half-written');
+    appendFileSync(file, text.subarray(ends[ends.length - 5] - 7, ends[ends.length - 5]));
+    const later = await laterRun(file, saved, 4);
+    assert.ok(later, 'continued once the line is whole');
+    assert.ok(later.block.equals(await fullBlock(file, 4)));
+    // Corrupt and foreign states do not parse.
+    saved = await reset();
+    assert.ok(saved.state);
+    assert.equal(parseTail(saved.state.slice(0, -10)), null, 'cut short');
+    assert.equal(parseTail('{"format":"x"}'), null, 'foreign');
+    assert.equal(parseTail(saved.state.replace(`"version":1`, '"version":99')), null, 'another format version');
+    const obj = JSON.parse(saved.state) as TailState;
+    assert.equal(obj.format, TAIL_FORMAT);
+    // A chain block changed: its hash no longer matches the saved check.
+    const changed = structuredClone(obj);
+    const msg = changed.nodes.find((n) => n.b.text !== undefined)!;
+    msg.b.text = `${msg.b.text!} `;
+    appendFileSync(file, text.subarray(at, ends[ends.length - 5]));
+    assert.equal(await laterRun(file, { block: saved.block, state: JSON.stringify(changed) }, 4), null, 'chain does not hash as saved');
+    // Another build (the analysis code's identity differs).
+    const other = structuredClone(obj);
+    other.identity = { ...other.identity, code: 'another-build' };
+    assert.equal(await laterRun(file, { block: saved.block, state: JSON.stringify(other) }, 4), null, 'another build');
+    // The control again, from the untouched state.
+    assert.ok(await laterRun(file, saved, 4));
+  });
+});
