@@ -202,6 +202,13 @@ export class OutputEntryWriter {
     this.out.write(chunk);
   }
 
+  /** Appends bytes (UTF-8 text, whole lines) of the current session's block. */
+  bytes(chunk: Uint8Array): void {
+    if (this.failed) return;
+    this.current += chunk.length;
+    this.out.write(chunk);
+  }
+
   /** Ends the current session's block. */
   endSession(requests: number, unreadable: boolean): void {
     this.blocks.push({ bytes: this.current, requests, unreadable });

@@ -62,13 +62,21 @@ function writeEntry(entry: string, data: Buffer): void {
 /**
  * `require(file)` of a CommonJS file through the code cache (see the module comment): the module
  * is registered in `require.cache` as `require` would.
- * @returns the module's exports, what the cache did, and `save`, which writes the entry when it
- *   was not a hit (the bin calls it at exit, off the run's way)
+ * @param given V8 data for this file handed over by another thread (a worker gets the main
+ *   thread's `data`): used instead of the cache entry, and no entry is read or written
+ * @returns the module's exports, what the cache did, `save`, which writes the entry when it was
+ *   not a hit (the bin calls it at exit, off the run's way), and `data`, V8 data valid for this
+ *   source and the flags of this moment (the data taken on a hit, else made now; null when none
+ *   could be made), for the workers
  * @throws what the module's top level throws
  */
-export function loadCached(file: string, cacheDir: string): { exports: unknown; result: CodeCacheResult; save: () => void } {
-  const entry = codeCacheFile(cacheDir, file);
-  const cachedData = readEntry(entry);
+export function loadCached(
+  file: string,
+  cacheDir: string,
+  given?: Uint8Array,
+): { exports: unknown; result: CodeCacheResult; save: () => void; data: Buffer | null } {
+  const entry = given ? null : codeCacheFile(cacheDir, file);
+  const cachedData = given ? Buffer.from(given.buffer, given.byteOffset, given.byteLength) : readEntry(entry);
   const source = readFileSync(file, 'utf8');
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   const result: CodeCacheResult = !cachedData ? 'miss' : script.cachedDataRejected ? 'rejected' : 'hit';
@@ -88,9 +96,16 @@ export function loadCached(file: string, cacheDir: string): { exports: unknown; 
   // The data is made now, after the top level ran: V8 ties it to the flags of this moment, and the
   // run may change them later (memory.ts sets --expose-gc), which would make the next process
   // reject data made at exit.
-  const data = result !== 'hit' && entry ? script.createCachedData() : null;
+  let made: Buffer | null = null;
+  if (result !== 'hit' && !given) {
+    try {
+      made = script.createCachedData();
+    } catch {
+      made = null;
+    }
+  }
   const save = () => {
-    if (data && entry) writeEntry(entry, data);
+    if (made && entry) writeEntry(entry, made);
   };
-  return { exports: m.exports, result, save };
+  return { exports: m.exports, result, save, data: result === 'hit' ? cachedData! : made };
 }

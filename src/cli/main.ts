@@ -18,7 +18,7 @@ import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { watchSessions } from './watch.js';
-import { WorkerPool, isAnalysisWorker, workerCount, workerMain } from './workers.js';
+import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
 import { JsonReportWriter, refResults, sessionReports, unreadable, type Input } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
@@ -359,7 +359,7 @@ async function run(
         for (const r of item.rendered) {
           count++;
           if (r.unreadable) badCached++;
-          await json!.rendered(r, entry ? (t) => entry.text(t) : undefined);
+          await json!.rendered(r, entry ? (t) => entry.text(t) : undefined, entry ? (b) => entry.bytes(b) : undefined);
           entry?.endSession(r.requests, r.unreadable);
         }
         await entry?.commit();
@@ -446,8 +446,11 @@ function stdoutDrain(): Promise<void> {
 /**
  * Runs the CLI as a process: arguments from `process.argv`, output to stdout/stderr, the exit code
  * set (dist/cli.js calls it when its warm entry cannot answer, src/cli/entry.ts).
+ * @param boot how the bin starts analysis workers (its script and the bundle's V8 data), when it
+ *   loaded this bundle
  */
-export function cli(): void {
+export function cli(boot?: WorkerBoot): void {
+  setWorkerBoot(boot);
   // A closed pipe (`prefix-lens analyze | head`) ends the output, not the program with a stack trace.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);

@@ -258,13 +258,23 @@ export class JsonReportWriter {
     this.pending = prev;
   }
 
-  /** Adds a session rendered elsewhere (renderSession); `tee` as for `session`. */
-  async rendered(r: RenderedSession, tee?: (text: string) => void): Promise<void> {
+  /**
+   * Adds a session rendered elsewhere (renderSession); `tee` as for `session`, `teeBytes` the same
+   * as bytes. With a bytes sink the chunks are written as they are (not decoded here and encoded
+   * again by the sink).
+   */
+  async rendered(r: RenderedSession, tee?: (text: string) => void, teeBytes?: (bytes: Uint8Array) => void): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
     const decoder = new TextDecoder();
     for (const c of r.chunks) {
+      if (this.writeBytes) {
+        if (teeBytes) teeBytes(c);
+        else tee?.(decoder.decode(c));
+        await this.writeBytes(c);
+        continue;
+      }
       const text = decoder.decode(c);
       tee?.(text);
       // A chunk is whole lines, each with its newline; the sink adds the last one.

@@ -33,6 +33,24 @@ type Reply =
   | { id: number; ok: true; rendered: RenderedSession[] }
   | { id: number; ok: false; error: string };
 
+/**
+ * How workers are started when the CLI runs from its bin (entry.ts): the bin's script, which loads
+ * the analysis bundle with `codeCache` (V8 data of the bundle, made or taken by the main thread)
+ * instead of compiling it from source. Without it (the bundle loaded directly) a worker runs this
+ * bundle and compiles it.
+ */
+export interface WorkerBoot {
+  script: string;
+  codeCache: Uint8Array | null;
+}
+
+let boot: WorkerBoot | undefined;
+
+/** Sets how WorkerPool starts its workers (see WorkerBoot); called once by `cli`. */
+export function setWorkerBoot(b: WorkerBoot | undefined): void {
+  boot = b;
+}
+
 /** True in a thread started by WorkerPool. */
 export function isAnalysisWorker(): boolean {
   return !isMainThread && (workerData as { prefixLensWorker?: boolean } | null)?.prefixLensWorker === true;
@@ -87,7 +105,9 @@ export class WorkerPool {
     private readonly cacheDir: string | null,
   ) {
     for (let i = 0; i < size; i++) {
-      const w = new Worker(__filename, { workerData: { prefixLensWorker: true } });
+      const w = boot
+        ? new Worker(boot.script, { workerData: { prefixLensWorker: true, codeCache: boot.codeCache } })
+        : new Worker(__filename, { workerData: { prefixLensWorker: true } });
       const slot = { w, busy: 0 };
       w.on('message', (r: Reply) => {
         slot.busy--;

@@ -90,4 +90,26 @@ describe('code cache (the analysis bundle compiled once)', function () {
     assert.equal((await execa('node', ['--import', 'tsx', '-e', probe])).stdout, 'miss');
     assert.equal(await fresh(), 'hit');
   });
+
+  it("a worker thread takes the main thread's data (made on a miss, taken on a hit) and writes no entry", async () => {
+    const { execa } = await import('execa'); // ESM-only package
+    const src = JSON.stringify(join(process.cwd(), 'src/cli/codecache.ts'));
+    const workerFile = join(dir, 'worker.cjs');
+    writeFileSync(
+      workerFile,
+      `const { loadCached } = require(${src}); const { workerData, parentPort } = require('node:worker_threads');
+const x = loadCached(workerData.file, '', workerData.data);
+parentPort.postMessage(x.result + ':' + x.exports.answer + ':' + (x.data === null ? 'none' : 'data'));`,
+    );
+    // The main thread loads (and saves, as the bin does), then a worker loads with its `data`.
+    const probe = `const { loadCached } = require(${src}); const { Worker } = require('node:worker_threads');
+const r = loadCached(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); r.save();
+new Worker(${JSON.stringify(workerFile)}, { workerData: { file: ${JSON.stringify(file)}, data: r.data } }).on('message', (m) => process.stdout.write(r.result + '/' + m));`;
+    const run = async () => (await execa('node', ['--import', 'tsx', '-e', probe])).stdout;
+    assert.equal(await run(), 'miss/hit:42:data');
+    const entry = codeCacheFile(cacheDir, file)!;
+    const saved = readFileSync(entry);
+    assert.equal(await run(), 'hit/hit:42:data');
+    assert.deepEqual(readFileSync(entry), saved);
+  });
 });
