@@ -66,6 +66,11 @@ export class AnalysisWorker {
     return this.queue.length;
   }
 
+  /** True while a job runs or waits. */
+  get busy(): boolean {
+    return this.running !== undefined || this.queue.length > 0;
+  }
+
   private cancel(p: Pending): void {
     this.stats.cancelled++;
     if (this.running === p) {

@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import { fileRef } from './fileRef.js';
+import { ActiveSessionStatus } from './activeSession.js';
 import { AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { ContextToggle } from './contextToggle.js';
 import { CaptureProxy, type CaptureStartOptions } from './captureProxy.js';
@@ -44,6 +45,8 @@ export interface PrefixLensApi {
   log: Log;
   worker: AnalysisWorker;
   sessions: SessionsView;
+  /** The status-bar item of the session being written now. */
+  status: ActiveSessionStatus;
   fleet: FleetView;
   diagnostics: TranscriptDiagnostics;
   toggle: ContextToggle;
@@ -66,6 +69,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const cache = new SummaryCache(context.globalStorageUri.fsPath);
   void cache.load();
   const sessions = new SessionsView(worker, cache, log);
+  const status = new ActiveSessionStatus(sessions);
   const fleet = new FleetView(log, () => sessions.sessions());
   const diagnostics = new TranscriptDiagnostics(worker, log);
   const toggle = new ContextToggle(context, log);
@@ -264,6 +268,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     fleetTree,
     fleetTree.onDidChangeVisibility(onFleetVisibility),
     sessions,
+    status,
     fleet,
     diagnostics,
     toggle,
@@ -281,7 +286,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   );
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
-  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, fleet, diagnostics, toggle, capture, cache, analyze, timelines };
+  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, status, fleet, diagnostics, toggle, capture, cache, analyze, timelines };
 }
 
 export function deactivate(): void {

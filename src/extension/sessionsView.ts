@@ -33,6 +33,9 @@ const identityOf = (r: SessionRef): string => `${r.size}:${r.mtimeMs}:${r.stamp 
 export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly listed = new vscode.EventEmitter<SessionRef[]>();
+  /** Fires with every completed listing (newest first). */
+  readonly onDidList = this.listed.event;
   private refs: SessionRef[] | undefined;
   /** Hosts of the registry in view order (from the worker, so this bundle loads no reader). */
   private hosts: Array<{ id: string; label: string }> = [];
@@ -55,6 +58,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   /** The sessions of the last listing (listing first if there is none yet). */
   async sessions(): Promise<SessionRef[]> {
     return this.refs ?? this.list();
+  }
+
+  /** A host's display name (the registry's label), else its id. */
+  hostLabel(id: string): string {
+    return this.hosts.find((h) => h.id === id)?.label ?? id;
   }
 
   /** The session whose file is `path` (the first, for a database), when listed. */
@@ -106,6 +114,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
         this.log.info(`listed ${r.refs.length} session(s) in ${this.lastListing.ms} ms (discovery ${r.ms} ms in the worker)`);
         void vscode.commands.executeCommand('setContext', 'prefixLens.hasSessions', r.refs.length > 0);
         this.watch(r.watchRoots);
+        this.listed.fire(r.refs);
         return r.refs;
       },
       (e: Error) => {
@@ -257,6 +266,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     for (const w of this.watchers) w.dispose();
     this.changed.dispose();
+    this.listed.dispose();
   }
 }
 

@@ -25,6 +25,8 @@ export interface SessionSummary {
   costUSD: number;
   /** Diagnostics of severity error (unreadable lines, schema mismatches). */
   errors: number;
+  /** The session's latest request: its 1-based index, verdict, and tokens re-billed by it; null without requests. */
+  last: { index: number; verdict: string; lostTokens: number } | null;
 }
 
 /** The summary of one session's report (view projection of its totals). */
@@ -42,7 +44,13 @@ export function summarize(r: SessionReport): SessionSummary {
     lostTokens: t.lostTokens,
     costUSD: t.costUSD,
     errors: r.diagnostics.filter((d) => d.severity === 'error').length,
+    last: lastOf(r),
   };
+}
+
+function lastOf(r: SessionReport): SessionSummary['last'] {
+  const q = r.requests.at(-1);
+  return q ? { index: q.index, verdict: q.verdict, lostTokens: q.lostTokens } : null;
 }
 
 interface Entry {
@@ -56,7 +64,7 @@ interface Entry {
 
 const CHECK_BYTES = 4096;
 /** Bump when SessionSummary or the analysis changes meaning: old entries are dropped. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** SHA-256 (hex) of the first and last 4 KiB of a file of `size` bytes. @throws on read errors */
 export async function contentCheck(path: string, size: number): Promise<string> {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../src/extension/extension.js';
-import { EXTENSION_ID, api, testEnv } from './helpers.js';
+import { EXTENSION_ID, api, testEnv, until } from './helpers.js';
 
 const manifest = JSON.parse(readFileSync(join(testEnv.repo, 'package.json'), 'utf8'));
 
@@ -46,6 +46,8 @@ describe('activation', () => {
 
   it('cancelling a running analysis terminates the worker, and the next job starts a fresh one', async () => {
     const a = await api();
+    // Background jobs of the views (summaries of the listed sessions) first: this job must be the running one.
+    await until('the worker to be idle', () => !a.worker.busy);
     const started = a.worker.stats.workersStarted;
     const cts = new vscode.CancellationTokenSource();
     const ref = (await a.sessions.sessions()).find((r) => r.host === 'opencode')!;

@@ -151,4 +151,33 @@ describe('Sessions view', () => {
     }, 30_000);
     assert.deepEqual([...seen].filter((d) => !/^(4 req · 0 breaks|13 req · 3 breaks) · /.test(d)), []);
   });
+
+  it('shows the session being written in the status bar (hit rate, breaks; warning colours while its latest request broke the cache) and opens its Timeline on click', async () => {
+    const a = await api();
+    const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-status-project--');
+    mkdirSync(dir, { recursive: true });
+    const copy = (fixture: string, n: number) => {
+      const file = join(dir, `2026-12-01T00-00-0${n}-000Z_01a230ec-0000-7000-8000-00000000001${n}.jsonl`);
+      const text = readFileSync(join(testEnv.home, fixture), 'utf8').replace(/"id":"[0-9a-f-]{36}"/, `"id":"01a230ec-0000-7000-8000-00000000001${n}"`);
+      writeFileSync(file, text.replaceAll('/home/user/pi-lab/', `/home/user/status-${n}/`));
+      return file;
+    };
+    // The main recording: 13 requests, 3 breaks, 64 % hit; #13 is a break that re-billed 640 tokens.
+    const main = copy(PI_MAIN, 1);
+    await until('the status bar to show the main copy', () => a.status.shown?.path === main && a.status.text === '$(warning) 64% hit · 3 breaks', 30_000);
+    assert.equal(a.status.warning, true);
+    assert.match(a.status.tooltip, /\*\*13\*\* requests · \*\*3\*\* breaks · hit rate \*\*64%\*\*/);
+    assert.match(a.status.tooltip, /The latest request, #13, broke the cache: \*\*640\*\* tokens billed again/);
+    // appendText writes the spaces of the (untrusted) title and path as &nbsp;.
+    assert.match(a.status.tooltip.replaceAll('&nbsp;', ' '), /pi lab session\n\nPi · \/home\/user\/status-1\/main\/project · written just now\n/);
+    // A newer session takes the item: the long recording ends on a model switch (not a break).
+    const long = copy(PI_LONG, 2);
+    await until('the status bar to follow the newer session', () => a.status.shown?.path === long && a.status.text === '$(pulse) 40% hit · 1 break', 30_000);
+    assert.equal(a.status.warning, false);
+    const report = (await vscode.commands.executeCommand('prefixLens.openTimeline', a.status.shown)) as { path: string; totals: { requests: number } } | undefined;
+    assert.equal(report?.path, long);
+    assert.equal(report?.totals.requests, 8);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 });
+
