@@ -13,6 +13,7 @@ import { attachPhux } from '../report/phux.js';
 import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { analyzeRefUncached } from '../cache/results.js';
 import { releaseBetweenSessions } from './memory.js';
+import { ByteBudget, refBytes } from './budget.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
 export interface Input {
@@ -32,7 +33,8 @@ export interface PipelineOptions {
   analyzeRef?: (ref: SessionRef) => Promise<SessionReport[]>;
   /**
    * Parallel analysis for an input of `refs` sessions (e.g. a worker pool), or undefined to stay
-   * sequential: `ahead` refs are analyzed ahead of the one being yielded.
+   * sequential: up to `ahead` refs are analyzed ahead of the one being yielded, as long as the
+   * refs in flight hold no more bytes together than the input's largest ref (ByteBudget).
    */
   parallel?: (refs: number) => { analyze: (ref: SessionRef) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
 }
@@ -128,17 +130,26 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
         const r = await analyzeOne(ref);
         return Array.isArray(r) ? { ref, reports: r } : { ref, rendered: r.rendered };
       };
-      // A window of analyses in flight; results are yielded in ref order.
-      const window: Array<Promise<RefResult | Error>> = [];
-      const start = (ref: SessionRef) => window.push(run(ref).catch((e: unknown) => new Error(`${ref.path}: ${(e as Error).message}`)));
+      // A window of analyses in flight, within the byte budget; results are yielded in ref order.
+      const bytes = par ? refBytes(todo) : todo.map(() => 0);
+      let largest = 0;
+      for (const b of bytes) if (b > largest) largest = b;
+      const budget = new ByteBudget(largest);
+      const window: Array<{ result: Promise<RefResult | Error>; bytes: number }> = [];
+      const start = (ref: SessionRef, b: number) => {
+        budget.take(b);
+        window.push({ result: run(ref).catch((e: unknown) => new Error(`${ref.path}: ${(e as Error).message}`)), bytes: b });
+      };
       let i = 0;
       while (i < todo.length || window.length) {
-        while (i < todo.length && window.length <= (par?.ahead ?? 0)) start(todo[i++]);
-        let r: RefResult | Error | null = await window.shift()!;
+        while (i < todo.length && window.length <= (par?.ahead ?? 0) && budget.admits(bytes[i])) start(todo[i], bytes[i++]);
+        const head = window.shift()!;
+        let r: RefResult | Error | null = await head.result;
         if (r instanceof Error) opts.onError(r.message);
         else yield r;
         // The consumer is done with it: nothing of this session is referenced any more.
         r = null;
+        budget.free(head.bytes);
         releaseBetweenSessions();
       }
     }
