@@ -755,7 +755,7 @@ function entryFull(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
 /** What an entry would let a request read if nothing changed (tokens). */
 function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   if (lin.family.breakpoints.explicit) {
-    const t = e.tail.lastMarked ? tokensOfEntry(e, e.tail.lastMarked, tokensAt) : 0;
+    const t = e.tail.lastMarked ? cachedThrough(e, e.tail.lastMarked, tokensAt) : 0;
     return t >= lin.minimum ? t : 0;
   }
   const t = Math.floor(tokensOfEntry(e, e.tail, tokensAt) / lin.family.stepTokens) * lin.family.stepTokens;
@@ -775,6 +775,20 @@ function tokensOfEntry(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, to
   const observed = observedPrompt(e.req);
   if (observed === null) return tokensAt(n);
   return n === e.tail ? observed : Math.min(tokensAt(n), observed);
+}
+
+/**
+ * Explicit breakpoints: tokens a request cached through its breakpoint node `n`. The provider's
+ * cache read + write is the prompt through the deepest breakpoint, and `input_tokens` the
+ * uncached rest after it, which is in no entry (reference/providers.md §1.2): so exactly read +
+ * write at the deepest breakpoint, the byte estimate bounded by it at the others. Without usage,
+ * or when it reports nothing cached (caching off, a proxy without cache fields), tokensOfEntry.
+ */
+function cachedThrough(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, tokensAt: TokensAt): number {
+  const u = e.req.usage && !e.req.error ? e.req.usage : null;
+  const cached = u ? u.cacheRead + u.cacheWrite : 0;
+  if (cached <= 0) return tokensOfEntry(e, n, tokensAt);
+  return n === e.tail.lastMarked ? cached : Math.min(tokensAt(n), cached);
 }
 
 /**
@@ -811,7 +825,7 @@ function record(
       if (now !== null) w.expires = now + w.ttlMs;
     }
     for (const m of marks.slice(0, lin.family.breakpoints.max)) {
-      const tokens = tokensOfEntry({ req, tail }, m, tokensAt);
+      const tokens = cachedThrough({ req, tail }, m, tokensAt);
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
       lin.written.set(m.hashKey, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
@@ -861,11 +875,20 @@ function headBreak(): BreakPoint {
 export const CALIBRATION_LIMIT = 1000;
 
 /**
+ * The most prompt tokens a byte of growth can add: a token spans at least one byte of the text it
+ * is counted from. A growth ratio above it is tokens the bytes do not show (a reported outlier, an
+ * opaque head or attachment that grew): it says nothing about tokens per byte and is not kept
+ * (kept, one such ratio beside one real one made the median ~300 tokens per byte).
+ */
+export const MAX_TOKENS_PER_BYTE = 1;
+
+/**
  * Robust fit of observed prompt tokens against canonical prefix bytes, built request by request.
  * The slope is the median of the growth ratios Δtokens/Δbytes between consecutive requests of the
  * same lineage (so a reported outlier moves it little, and lineages with other heads do not mix),
- * over the session's first `limit` ratios; each lineage's base is the median residual over its
- * first `limit` points. Defaults to 4 bytes per token when no growth was observed.
+ * over the session's first `limit` ratios (at most MAX_TOKENS_PER_BYTE); each lineage's base is
+ * the median residual over its first `limit` points. Defaults to 4 bytes per token when no growth
+ * was observed.
  */
 export class Calibration {
   /** Kept ratios, ascending (binary insertion: the median is read off, and a new one costs O(log n) + a move). */
@@ -893,7 +916,7 @@ export class Calibration {
     const dx = p[0] - lin.last[0];
     const dy = p[1] - lin.last[1];
     let changed = false;
-    if (dx > 0 && dy > 0 && this.slopes.length < this.limit) {
+    if (dx > 0 && dy > 0 && dy <= dx * MAX_TOKENS_PER_BYTE && this.slopes.length < this.limit) {
       insertSorted(this.slopes, dy / dx);
       changed = true;
     }
