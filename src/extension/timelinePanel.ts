@@ -2,7 +2,8 @@
  * Timeline panels: one WebviewPanel per session showing the Timeline app (dist/webview.js +
  * dist/webview.css, media/) in the shell of src/report/webviewHtml.ts. Messages are those of
  * src/protocol.ts, checked with its zod schemas on receipt (the app checks its side). The panel
- * follows its session file and its captured bodies (live tail: re-analyzed when either grows) and is restored after a
+ * follows its session file and its captured bodies (live tail: the worker continues the session's
+ * analysis when either grows and sends what changed, livePatch.ts) and is restored after a
  * window reload by the WebviewPanelSerializer from the state the app saves.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +19,7 @@ import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, type FromWeb
 import { htmlReport } from '../report/html.js';
 import type { Report, SessionReport } from '../report/json.js';
 import { webviewShellHtml } from '../report/webviewHtml.js';
+import { applyPatch, type LiveStep } from './livePatch.js';
 import type { Log } from './log.js';
 
 export const VIEW_TYPE = 'prefixLens.timeline';
@@ -41,6 +43,13 @@ export interface TimelineDeps {
   current(ref: SessionRef): Promise<SessionRef | undefined>;
   /** The listed session with this key or path (restoring a panel after reload). */
   find(key: string | undefined, path: string): Promise<SessionRef | undefined>;
+  /**
+   * The next step of the live tail of `ref` (the worker keeps following it: src/extension/livePatch.ts).
+   * `opened`: the session was read in full for it. @throws Error when it cannot be read
+   */
+  follow(ref: SessionRef): Promise<LiveStep & { opened: boolean }>;
+  /** Stops following a session (its panel closed, or a patch did not apply). */
+  unfollow(key: string): Promise<void>;
 }
 
 class TimelinePanel {
@@ -52,6 +61,11 @@ class TimelinePanel {
   private tailTimer: ReturnType<typeof setTimeout> | undefined;
   /** Loads posted to the webview (for tests of the live tail). */
   loads = 0;
+  /** Live-tail steps: sessions read in full for it, and patches applied (appends judged alone). */
+  readonly tailStats = { opened: 0, patches: 0 };
+  private tailing: Promise<void> | undefined;
+  private tailAgain = false;
+  private disposed = false;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -148,7 +162,23 @@ class TimelinePanel {
 
   private tailSoon(): void {
     if (this.tailTimer) clearTimeout(this.tailTimer);
-    this.tailTimer = setTimeout(() => void this.tail(), 500);
+    this.tailTimer = setTimeout(() => void this.tailOnce(), 500);
+  }
+
+  /** One live-tail step at a time (patches apply in order); a change during one runs one more. */
+  private async tailOnce(): Promise<void> {
+    if (this.tailing) {
+      this.tailAgain = true;
+      return;
+    }
+    this.tailing = (async () => {
+      do {
+        this.tailAgain = false;
+        await this.tail();
+      } while (this.tailAgain && !this.disposed);
+    })();
+    await this.tailing;
+    this.tailing = undefined;
   }
 
   private async tail(): Promise<void> {
@@ -161,20 +191,42 @@ class TimelinePanel {
     }
     const fresh = await this.deps.current(this.ref).catch(() => undefined);
     const ref = fresh ?? { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined };
-    const report = await this.deps.analyze(ref, true).catch((e: Error) => {
+    const report = await this.next(ref).catch((e: Error) => {
       this.deps.log.warn(`timeline: live update of ${ref.path} failed: ${e.message}`);
       return undefined;
     });
-    if (!report) return;
+    if (!report || this.disposed) return;
     this.deps.log.info(`timeline: ${ref.path} changed, ${report.requests.length} requests now`);
     this.report = report;
     this.panel.title = titleOf(report);
     if (this.ready) this.load();
   }
 
+  /** The report after the next live step, or null when nothing changed. */
+  private async next(ref: SessionRef): Promise<SessionReport | null> {
+    let step = await this.deps.follow(ref);
+    if (step.opened) this.tailStats.opened++;
+    if (step.full) return step.full;
+    if (!step.patch) return null;
+    try {
+      const report = applyPatch(this.report, step.patch);
+      this.tailStats.patches++;
+      return report;
+    } catch (e) {
+      // Not the report the worker continued from: start over from the files.
+      this.deps.log.warn(`timeline: ${(e as Error).message}; reading ${ref.path} again`);
+      await this.deps.unfollow(ref.key);
+      step = await this.deps.follow(ref);
+      if (step.opened) this.tailStats.opened++;
+      return step.full;
+    }
+  }
+
   dispose(): void {
+    this.disposed = true;
     if (this.tailTimer) clearTimeout(this.tailTimer);
     for (const d of this.disposables) d.dispose();
+    void this.deps.unfollow(this.ref.key);
     this.onDispose();
   }
 }

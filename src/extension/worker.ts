@@ -10,6 +10,8 @@ import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders,
 import { analyzeRefCached } from '../cache/results.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
+import { LiveAnalysis } from '../live/session.js';
+import { stepOf } from './livePatch.js';
 import { rulesWithOverrides } from './rules.js';
 import type { WorkerRequest, WorkerResponse } from './workerProtocol.js';
 
@@ -27,6 +29,9 @@ async function discover(opts: DiscoverOptions): Promise<SessionRef[]> {
   return refs.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.key < b.key ? -1 : 1));
 }
 
+/** Followed sessions (op `live`) by ref key, with the overrides they were opened with (as JSON). */
+const followed = new Map<string, { live: LiveAnalysis; overrides: string }>();
+
 async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   const t0 = performance.now();
   const took = () => Math.round(performance.now() - t0);
@@ -37,6 +42,30 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
     return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
   }
   if (msg.op === 'resolve') return { id: msg.id, ok: true, op: 'resolve', refs: await resolveArg(msg.path, msg.opts), ms: took() };
+  if (msg.op === 'live-close') {
+    followed.delete(msg.key);
+    return { id: msg.id, ok: true, op: 'live-close', ms: took() };
+  }
+  if (msg.op === 'live') {
+    const overrides = JSON.stringify(msg.overrides);
+    const have = followed.get(msg.ref.key);
+    try {
+      if (have && have.overrides === overrides) {
+        const step = await have.live.update().then(stepOf, (e: unknown) => {
+          // Whatever state it was left in, the next call reads the session afresh.
+          followed.delete(msg.ref.key);
+          throw e;
+        });
+        return { id: msg.id, ok: true, op: 'live', opened: false, ...step, ms: took() };
+      }
+      followed.delete(msg.ref.key);
+      const live = await LiveAnalysis.open(msg.ref, { rules: rulesWithOverrides(msg.overrides) });
+      followed.set(msg.ref.key, { live, overrides });
+      return { id: msg.id, ok: true, op: 'live', opened: true, full: live.report, patch: null, ms: took() };
+    } finally {
+      releaseReaders();
+    }
+  }
   const rules = rulesWithOverrides(msg.overrides);
   const analyze = async (ref: SessionRef, r: typeof rules): Promise<SessionReport[]> => {
     const sessions = await openRef(ref, { env: msg.env, requestsDir: msg.requestsDir });

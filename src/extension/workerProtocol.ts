@@ -4,19 +4,30 @@
  */
 import type { DiscoverOptions, SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
+import type { LiveStep } from './livePatch.js';
 import type { RuleOverrides } from './rules.js';
 
 export type WorkerRequest =
   | { id: number; op: 'discover'; opts: DiscoverOptions }
   /** The sessions of one file or folder the user named (any host, recognized as the CLI does). */
   | { id: number; op: 'resolve'; path: string; opts: DiscoverOptions }
-  | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides; cacheDir?: string };
+  | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides; cacheDir?: string }
+  /**
+   * Follows a session as it grows: the first call (or one with other overrides) reads it in full
+   * and keeps its LiveAnalysis under `ref.key`; later calls read and judge what was appended.
+   */
+  | { id: number; op: 'live'; ref: SessionRef; overrides: RuleOverrides }
+  /** Forgets a followed session (its panel closed). */
+  | { id: number; op: 'live-close'; key: string };
 
 /** `ms`: wall time of the job inside the worker. */
 export type WorkerResponse =
   | { id: number; ok: true; op: 'discover'; refs: SessionRef[]; hosts: Array<{ id: string; label: string }>; watchRoots: string[]; ms: number }
   | { id: number; ok: true; op: 'analyze'; sessions: SessionReport[]; ms: number }
   | { id: number; ok: true; op: 'resolve'; refs: SessionRef[]; ms: number }
+  /** `opened`: this call read the session in full (a new LiveAnalysis); the step is then `full`. */
+  | ({ id: number; ok: true; op: 'live'; opened: boolean; ms: number } & LiveStep)
+  | { id: number; ok: true; op: 'live-close'; ms: number }
   | { id: number; ok: false; error: string };
 
 /** A job without its id (the client numbers them). */

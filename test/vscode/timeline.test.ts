@@ -43,9 +43,15 @@ describe('Timeline panel', () => {
     assert.equal(first?.requests.length, 7);
     const panel = (await a.timelines()).get(file)!;
     await until('the first load', () => panel.loads >= 1, 60_000);
-    appendFileSync(file, lines.slice(24).join('\n'));
-    await until('the panel to reload with 13 requests', () => panel.current.requests.length === 13 && panel.loads >= 2, 30_000);
+    appendFileSync(file, `${lines.slice(24, 35).join('\n')}\n`);
+    await until('the panel to reload with more requests', () => panel.current.requests.length > 7 && panel.loads >= 2, 30_000);
+    assert.equal(panel.tailStats.opened, 1, 'the first change: the worker reads the session and keeps following it');
+    appendFileSync(file, lines.slice(35).join('\n'));
+    await until('the panel to reload with 13 requests', () => panel.current.requests.length === 13 && panel.loads >= 3, 30_000);
     assert.equal(panel.current.totals.breaks, 3);
+    assert.equal(panel.tailStats.opened, 1, 'later changes continue from what the worker kept');
+    // What the panel shows after the steps is what a full analysis of the file gives.
+    assert.deepEqual(panel.current, await a.analyze(panel.ref));
   });
 
   it('follows a Claude Code transcript as it grows, and joins captured bodies saved after it (live tail)', async () => {
