@@ -186,7 +186,11 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
     const input = p.items.slice(0, p.end);
     let lead = 0;
     while (lead < input.length && isLeading(input[lead])) lead++;
-    const label = `codex:head:${createHash('sha256').update(instructions).update(JSON.stringify(input.slice(0, lead))).digest('hex').slice(0, 16)}`;
+    // Codex sends its compaction call without tools (`tools: []`, 0.169 recording body 008) and
+    // OpenAI renders tools first, so that call shares no prefix with the agent requests: its head
+    // is its own (on the wire it reads nothing and is cold; one head made it a false head break).
+    const tools = p.kind === 'summary' ? 'tools:none' : '';
+    const label = `codex:head:${createHash('sha256').update(instructions).update(JSON.stringify(input.slice(0, lead))).update(tools).digest('hex').slice(0, 16)}`;
     let node = heads.get(label);
     if (!node) heads.set(label, (node = new BlockNode(null, opaqueHeadBlock(label))));
     let key = label;

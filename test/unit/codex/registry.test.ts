@@ -34,7 +34,7 @@ describe('Codex in the host registry', () => {
     assert.deepEqual((await findSessions(rollout(DIR))).map((r) => r.host), ['codex']);
   });
 
-  it('prefix-lens analyze --json: 9 requests (the compaction call a summary), the head breaks at the compaction call and after it', async () => {
+  it('prefix-lens analyze --json: 9 requests (the compaction call a summary, cold: its own head), the head breaks after it', async () => {
     let out = '';
     const saved = process.env.CODEX_HOME;
     process.env.CODEX_HOME = env.CODEX_HOME;
@@ -47,10 +47,12 @@ describe('Codex in the host registry', () => {
     const report = JSON.parse(out) as Report;
     const [s] = report.sessions;
     assert.equal(s.host, 'codex');
-    // The compaction call (#7) sends no tools (body 008): its read collapses to 0 while the recorded
-    // conversation is unchanged, so the break lies in the opaque head (tools/instructions).
-    assert.deepEqual(s.requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'hit', 'model-switch', 'break', 'break', 'hit']);
-    assert.deepEqual(s.requests.map((r) => r.break?.segment ?? null), [null, null, null, null, null, null, 'head', 'head', null]);
+    // The compaction call (#7) sends no tools (body 008; OpenAI renders tools first): it shares no
+    // prefix with the agent requests and reads nothing, cold as on the wire, not a head break
+    // (which billed it ~10,528 lost tokens). The request after it breaks in the opaque head.
+    assert.deepEqual(s.requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'hit', 'model-switch', 'cold', 'break', 'hit']);
+    assert.deepEqual(s.requests.map((r) => r.break?.segment ?? null), [null, null, null, null, null, null, null, 'head', null]);
+    assert.deepEqual(s.requests.map((r) => r.lostTokens), [0, 0, 0, 0, 0, 0, 0, 1405, 0]);
     assert.deepEqual(s.requests.map((r) => r.kind), ['agent', 'agent', 'agent', 'agent', 'agent', 'agent', 'summary', 'agent', 'agent']);
     assert.equal(s.requests[7].break?.segment, 'head');
   });

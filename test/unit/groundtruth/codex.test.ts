@@ -66,8 +66,8 @@ for (const sc of scenarios('test/fixtures/codex', 'PREFIX_LENS_FRESH_CODEX')) {
       assert.equal(n, recon.requests.length - 1);
     });
 
-    it('finds, for every agent request, the same break segment and message index as the real bodies', () => {
-      for (const r of reconA.requests.filter((x) => x.request.kind === 'agent')) {
+    it('finds, for every request (the compaction call too), the same verdict, break segment and message index as the real bodies', () => {
+      for (const r of reconA.requests) {
         const w = wireA.requests.find((x) => sameRequest(x, r))!;
         const wb = prefixBreak(w);
         const rb = prefixBreak(r);
