@@ -9,22 +9,25 @@
  *   3. the same on the 100 MiB session
  *   4. append one request to the 100 MiB session → time to its verdict: the live tail
  *      (`analyze --watch --json`, end to end through file events) and the library call
- *      (LiveAnalysis.update, in this process); and a CLI re-run (a grown file misses the cache)
+ *      (LiveAnalysis.update, in this process); and a new CLI run on the grown file (its output
+ *      entry misses; continued from the state saved at the last complete line, src/cache/tail.ts),
+ *      next to the same run with that state removed (a full read), output bytes compared
  *   5. peak RSS of `analyze --json --no-cache` over 1×, 2× and 8× the corpus (hard links)
  * CPU = user + system time of the whole process (every thread), from a preloaded probe
  * (scripts/bench/probe.cjs). Each pass runs `--rounds` times (default 3); medians are printed.
  * Targets: cold ≤ 1.5× bare; warm ≤ 0.1× bare; append → verdict < 30 ms; RSS(8×) ≤ RSS(1×) + largest session.
  *
  * Usage: npm run bench [-- --rounds 3 --corpus-mib 72 --big-mib 100 --keep]
+ *        npm run bench -- --only grown   (only the grown-session CLI runs of 4, on a new 100 MiB session: a few minutes)
  */
-import { execFile, spawn } from 'node:child_process';
-import { appendFileSync, closeSync, linkSync, openSync, readSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { appendFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { findSessions } from '../src/hosts/registry.js';
 import { LiveAnalysis } from '../src/live/session.js';
-import { writeCorpus, writeSession } from './bench/corpus.js';
+import { oneMoreRequest, writeCorpus, writeSession } from './bench/corpus.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     'big-mib': { type: 'string', default: '100' },
     sessions: { type: 'string', default: '40' },
     keep: { type: 'boolean' },
+    only: { type: 'string' },
   },
 });
 const ROUNDS = Math.max(1, Number(values.rounds));
@@ -82,27 +86,6 @@ const row = (name: string, r: Run, base?: Run) =>
   `  ${name.padEnd(34)} wall ${f0(r.wallMs).padStart(7)} ms  CPU ${f0(r.cpuMs).padStart(7)} ms  peak RSS ${f0(r.maxRssMiB).padStart(5)} MiB` +
   (base ? `   ×bare: wall ${f2(r.wallMs / base.wallMs)}, CPU ${f2(r.cpuMs / base.cpuMs)}` : '');
 
-/** A Pi user + assistant pair continuing the session's last entry (one more request). */
-function oneMoreRequest(file: string, n: number): string {
-  const size = statSync(file).size;
-  const from = Math.max(0, size - 256 * 1024);
-  const buf = Buffer.alloc(size - from);
-  const fd = openSync(file, 'r');
-  readSync(fd, buf, 0, buf.length, from);
-  closeSync(fd);
-  const tail = buf.toString('utf8').trimEnd().split('\n').slice(from > 0 ? 1 : 0);
-  const last = JSON.parse(tail[tail.length - 1]) as { id: string };
-  const assistant = [...tail].reverse().map((l) => JSON.parse(l) as Record<string, any>).find((e) => e.type === 'message' && e.message.role === 'assistant')!;
-  const t = Date.parse('2027-01-01T00:00:00Z') + n * 1000;
-  const user = { type: 'message', id: `bench-u${n}`, parentId: last.id, timestamp: new Date(t).toISOString(), message: { role: 'user', content: [{ type: 'text', text: `appended question ${n}?` }], timestamp: t } };
-  const a = structuredClone(assistant);
-  Object.assign(a, { id: `bench-a${n}`, parentId: user.id, timestamp: new Date(t + 900).toISOString() });
-  a.message.timestamp = t + 900;
-  a.message.responseId = `bench-appended-${n}`;
-  a.message.content = [{ type: 'text', text: `answer ${n}.` }];
-  return `${JSON.stringify(user)}\n${JSON.stringify(a)}\n`;
-}
-
 /** `analyze --watch --json` on a file: ms from appending a request to its `request` event. */
 async function watchAppend(file: string, n: number): Promise<number[]> {
   const child = spawn(process.execPath, [CLI, 'analyze', '--watch', '--json', file], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -143,6 +126,51 @@ async function watchAppend(file: string, n: number): Promise<number[]> {
     child.kill('SIGINT');
   }
   return times;
+}
+
+/**
+ * A new CLI run (`analyze --json`) on the grown file after one more request was appended: with
+ * the state the previous run saved (continued from it), and with that state removed (the output
+ * entry misses: a full read). `--rounds` of each, alternating; the continued output is compared
+ * byte for byte with `--no-cache`'s. The cache must hold the file's entry and state from a run.
+ */
+async function grownRuns(big: string, env: Record<string, string>, cache: string): Promise<{ continued: Run; full: Run; same: boolean }> {
+  const states = () => readdirSync(join(cache, 'prefix-lens', 'v2')).filter((f) => f.endsWith('.tail')).map((f) => join(cache, 'prefix-lens', 'v2', f));
+  const cont: Run[] = [];
+  const full: Run[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    appendFileSync(big, oneMoreRequest(big, 4000 + 2 * i));
+    if (!states().length) throw new Error('no continuation state saved');
+    cont.push(await proc([CLI, 'analyze', '--json', big], env));
+    appendFileSync(big, oneMoreRequest(big, 4001 + 2 * i));
+    for (const f of states()) rmSync(f);
+    full.push(await proc([CLI, 'analyze', '--json', big], env));
+  }
+  // The continued output against a full analysis of the same bytes.
+  appendFileSync(big, oneMoreRequest(big, 5000));
+  const a = execFileSync(process.execPath, [CLI, 'analyze', '--json', big], { env: { ...process.env, ...env }, maxBuffer: 1 << 30 });
+  const b = execFileSync(process.execPath, [CLI, 'analyze', '--json', '--no-cache', big], { env: { ...process.env, ...env }, maxBuffer: 1 << 30 });
+  const med = (rs: Run[]): Run => ({ wallMs: median(rs.map((r) => r.wallMs)), cpuMs: median(rs.map((r) => r.cpuMs)), maxRssMiB: median(rs.map((r) => r.maxRssMiB)) });
+  return { continued: med(cont), full: med(full), same: a.equals(b) };
+}
+
+/** `--only grown`: the 100 MiB session, a cold run that saves the state, then grownRuns. */
+async function onlyGrown(): Promise<void> {
+  await new Promise<void>((ok, fail) => execFile(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT }, (e) => (e ? fail(e) : ok())));
+  const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-'));
+  const big = join(dir, 'big-session.jsonl');
+  const bigW = await writeSession(big, { bytes: Number(values['big-mib']) * MiB, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
+  console.log(`big session: ${(bigW.bytes / MiB).toFixed(1)} MiB, ${bigW.requests} requests; rounds: ${ROUNDS}\n`);
+  const cache = join(dir, 'cache');
+  const env = { XDG_CACHE_HOME: cache };
+  const cold = await proc([CLI, 'analyze', '--json', big], env);
+  console.log(row('cold analyze --json (saves the state)', cold));
+  const g = await grownRuns(big, env, cache);
+  console.log(row('grown file, new CLI run: continued', g.continued));
+  console.log(row('grown file, new CLI run: state removed', g.full));
+  console.log(`  continued output = --no-cache output: ${g.same ? 'yes' : 'NO'}`);
+  if (values.keep) console.log(`kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 function hardLinkCorpus(src: string, dst: string, copies: number): void {
@@ -208,9 +236,10 @@ async function main(): Promise<void> {
     if (u.added.length !== 1) throw new Error(`expected one new request, got ${u.added.length}`);
   }
   console.log(`  LiveAnalysis.update (in process):           ${libMs.map(f0).join(', ')} ms; median ${f0(median(libMs))} ms`);
-  appendFileSync(big, oneMoreRequest(big, 3000));
-  const rerun = await proc([CLI, 'analyze', '--json', big], env);
-  console.log(`  CLI re-run (grown file: cache miss, full read): ${f0(rerun.wallMs)} ms wall, ${f0(rerun.cpuMs)} ms CPU`);
+  const grown = await grownRuns(big, env, cache);
+  console.log(`  grown file, new CLI run (continued from the saved state): ${f0(grown.continued.wallMs)} ms wall, ${f0(grown.continued.cpuMs)} ms CPU, ${f0(grown.continued.maxRssMiB)} MiB`);
+  console.log(`  the same with the state removed (full read):             ${f0(grown.full.wallMs)} ms wall, ${f0(grown.full.cpuMs)} ms CPU, ${f0(grown.full.maxRssMiB)} MiB`);
+  console.log(`  continued output = --no-cache output: ${grown.same ? 'yes' : 'NO'}`);
 
   console.log('\npeak RSS, analyze --json --no-cache over copies of the corpus (hard links):');
   const rss: Record<number, Run> = {};
@@ -231,4 +260,4 @@ async function main(): Promise<void> {
   else rmSync(dir, { recursive: true, force: true });
 }
 
-void main();
+void (values.only === 'grown' ? onlyGrown() : main());

@@ -10,7 +10,7 @@
  * branch summary); model switches between Anthropic Messages, OpenAI Responses and Chat
  * Completions; thinking-level changes. Usage is what a prefix cache would report.
  */
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Deterministic PRNG (mulberry32). */
@@ -235,3 +235,25 @@ export async function writeCorpus(dir: string, o: { sessions: number; total: num
   }
   return out;
 }
+
+/** A Pi user + assistant pair continuing the session's last entry (one more request). */
+export function oneMoreRequest(file: string, n: number): string {
+  const size = statSync(file).size;
+  const from = Math.max(0, size - 256 * 1024);
+  const buf = Buffer.alloc(size - from);
+  const fd = openSync(file, 'r');
+  readSync(fd, buf, 0, buf.length, from);
+  closeSync(fd);
+  const tail = buf.toString('utf8').trimEnd().split('\n').slice(from > 0 ? 1 : 0);
+  const last = JSON.parse(tail[tail.length - 1]) as { id: string };
+  const assistant = [...tail].reverse().map((l) => JSON.parse(l) as Record<string, any>).find((e) => e.type === 'message' && e.message.role === 'assistant')!;
+  const t = Date.parse('2027-01-01T00:00:00Z') + n * 1000;
+  const user = { type: 'message', id: `bench-u${n}`, parentId: last.id, timestamp: new Date(t).toISOString(), message: { role: 'user', content: [{ type: 'text', text: `appended question ${n}?` }], timestamp: t } };
+  const a = structuredClone(assistant);
+  Object.assign(a, { id: `bench-a${n}`, parentId: user.id, timestamp: new Date(t + 900).toISOString() });
+  a.message.timestamp = t + 900;
+  a.message.responseId = `bench-appended-${n}`;
+  a.message.content = [{ type: 'text', text: `answer ${n}.` }];
+  return `${JSON.stringify(user)}\n${JSON.stringify(a)}\n`;
+}
+

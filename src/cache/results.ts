@@ -22,6 +22,7 @@ import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { releaseBetweenSessions } from '../cli/memory.js';
 import { entryFile, identityWithRules, rulesHash, sameIdentity, type Identity } from './identity.js';
+import { analyzePiWithState, dropTail, saveTail } from './tail.js';
 
 export { defaultCacheDir, entryFile, sameIdentity, type Identity } from './identity.js';
 
@@ -66,10 +67,17 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
     return hit;
   }
   opts.onResult?.('miss', ref);
-  const reports = await (opts.analyze ?? analyzeRefUncached)(ref, rules);
+  // A Pi session (no captured bodies, own analysis): also the state a later run continues from (tail.ts).
+  const stateful = !opts.analyze && ref.host === 'pi' && id !== null && id.captures === null && id.size !== null;
+  const withState = stateful ? await analyzePiWithState(ref, { rules }) : null;
+  const reports = withState ? withState.reports : await (opts.analyze ?? analyzeRefUncached)(ref, rules);
   // The file may have changed while it was read: store only under the identity seen before and after.
   const after = id && (await identityOf(ref, rules));
-  if (id && after && sameIdentity(after, id)) await store(file, id, reports);
+  if (id && after && sameIdentity(after, id)) {
+    await store(file, id, reports);
+    if (withState?.state) await saveTail(opts.cacheDir, ref.key, { ...withState.state, identity: id });
+    else if (stateful) await dropTail(opts.cacheDir, ref.key);
+  }
   return reports;
 }
 

@@ -395,6 +395,9 @@ export async function grownFrom(path: string, id: Identity): Promise<boolean> {
   }
 }
 
+/** Sessions this thread continued from a saved state (tests of the CLI, which runs in process there). */
+export let continuedRuns = 0;
+
 /** Why the last continuePi call of this thread returned null (for tests and the benchmark's log). */
 export let lastMiss = '';
 
@@ -412,6 +415,8 @@ export interface Continued {
   state: TailBody | null;
   /** Requests judged by this continuation (the appended ones). */
   appended: number;
+  /** Nothing readable: no requests and an error diagnostic (the CLI's exit code). */
+  unreadable: boolean;
 }
 
 /**
@@ -513,7 +518,9 @@ export async function continuePi(ref: SessionRef, state: TailState, saved: Buffe
       if (!(e instanceof NeedsFullRead)) throw e;
     }
     const next = bodyOf(pi, judge, calibration, sums, writer);
-    return { chunks, requests: sums.sums.requests, state: next, appended: appended.length };
+    const unreadable = sums.sums.requests === 0 && session.diagnostics.some((d) => d.severity === 'error');
+    continuedRuns++;
+    return { chunks, requests: sums.sums.requests, state: next, appended: appended.length, unreadable };
   } catch (e) {
     // NeedsFullRead, or a state whose parts do not fit together: a full read.
     return miss(e instanceof Error ? e.message : String(e));
@@ -545,7 +552,10 @@ function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buff
     text.push('      "requests": [');
     flush();
     if (savedRequests.length) {
-      chunks.push(fresh.length ? Buffer.concat([savedRequests, Buffer.from(',\n')]) : Buffer.concat([savedRequests, Buffer.from('\n')]));
+      // Whole lines, without copying the large part: all but the last line as it is, then that line with its comma (or not).
+      const cut = savedRequests.lastIndexOf(10) + 1;
+      if (cut > 0) chunks.push(savedRequests.subarray(0, cut));
+      chunks.push(Buffer.concat([savedRequests.subarray(cut), Buffer.from(fresh.length ? ',\n' : '\n')]));
     }
     if (fresh.length) {
       const inner = [...linesOf({ requests: fresh } as unknown as SessionReport, '    ')];
@@ -575,3 +585,18 @@ export function stateFor(state: TailState, id: Identity): boolean {
 }
 
 export { keyToHex };
+
+/**
+ * The CLI's continuation of a ref whose output entry missed (src/cli/main.ts): its saved state,
+ * the output entry saved with it, and the continued block; null when any is missing or does not
+ * apply (the caller analyzes the ref in full, which saves a new state).
+ * @param now the ref's identity now (what the new output entry is stored under)
+ */
+export async function continueFromCache(ref: SessionRef, cacheDir: string, now: Identity, linesOf: LinesOf, opts: TailOptions = {}): Promise<Continued | null> {
+  if (ref.host !== 'pi' || now.captures !== null) return null;
+  const state = await loadTail(cacheDir, ref.key);
+  if (!state) return miss('no state saved (or a corrupt, foreign or other-version one)');
+  const saved = await savedBlock(ref, cacheDir, state);
+  if (!saved) return miss('no output entry saved with the state');
+  return continuePi(ref, state, saved, now, linesOf, opts);
+}

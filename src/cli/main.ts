@@ -11,6 +11,7 @@ import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { analyzeRefCached, cachedReports, defaultCacheDir, identityOf, type Identity } from '../cache/results.js';
 import { rulesHash, type RefIdentityFields } from '../cache/identity.js';
 import { cachedOutput, OutputEntryWriter } from '../cache/output.js';
+import { continueFromCache, dropTail, saveTail, type TailBody } from '../cache/tail.js';
 import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
 import { resolveArg, type SessionRef } from '../hosts/registry.js';
@@ -19,7 +20,7 @@ import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { watchSessions } from './watch.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
-import { JsonReportWriter, refResults, sessionReports, unreadable, type Input } from './pipeline.js';
+import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe } from './text.js';
 import { treeStamp, warmPaths, writeManifest } from './warm.js';
@@ -323,6 +324,18 @@ async function run(
           return hit || null;
         }
       : undefined;
+  // --json, a Pi session that grew since its output entry: continued from the state saved with
+  // it (cache/tail.ts), only the appended lines read; the new state is saved after the entry.
+  const nextStates = new Map<string, TailBody | null>();
+  const continued = lookupOutput
+    ? async (ref: SessionRef): Promise<RenderedSession[] | null> => {
+        const id = before.get(ref.key);
+        const c = id ? await continueFromCache(ref, cacheDir, id, sessionJsonLines) : null;
+        if (!c) return null;
+        nextStates.set(ref.key, c.state);
+        return [{ chunks: c.chunks, requests: c.requests, unreadable: c.unreadable }];
+      }
+    : undefined;
   // Several sessions: analyzed in worker threads, written here in order.
   let pool: WorkerPool | undefined;
   const parallel = (refs: number) => {
@@ -341,7 +354,7 @@ async function run(
   const printed: RefIdentityFields[] = [];
   let direct = false;
   try {
-    for await (const item of refResults(inputs, { env: process.env, onError, analyzeRef, parallel, cachedOutput: lookupOutput })) {
+    for await (const item of refResults(inputs, { env: process.env, onError, analyzeRef, parallel, cachedOutput: lookupOutput, continued })) {
       if (item.ref) printed.push({ host: item.ref.host, key: item.ref.key, path: item.ref.path, id: item.ref.id, mtimeMs: item.ref.mtimeMs, parentId: item.ref.parentId, stamp: item.ref.stamp, startMs: item.ref.startMs });
       else direct = true;
       if ('output' in item) {
@@ -363,6 +376,12 @@ async function run(
           entry?.endSession(r.requests, r.unreadable);
         }
         await entry?.commit();
+        if (id && item.ref && nextStates.has(item.ref.key)) {
+          const next = nextStates.get(item.ref.key)!;
+          nextStates.delete(item.ref.key);
+          if (next) await saveTail(cacheDir, item.ref.key, { ...next, identity: id });
+          else await dropTail(cacheDir, item.ref.key);
+        }
         continue;
       }
       for (const s of item.reports) {

@@ -89,6 +89,8 @@ export async function renderSession(s: SessionReport, transform: (line: string) 
 /** Options of `refResults`: the pipeline's, plus the output-cache lookup tried first for each ref. */
 export interface RefPipelineOptions extends PipelineOptions {
   cachedOutput?: (ref: SessionRef) => Promise<CachedOutput | null>;
+  /** Tried after `cachedOutput` misses: the ref's sessions rendered from a saved state (cache/tail.ts), or null. */
+  continued?: (ref: SessionRef) => Promise<RenderedSession[] | null>;
 }
 
 /**
@@ -127,6 +129,8 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       const run = async (ref: SessionRef): Promise<RefResult> => {
         const output = await opts.cachedOutput?.(ref);
         if (output) return { ref, output };
+        const continued = await opts.continued?.(ref);
+        if (continued) return { ref, rendered: continued };
         const r = await analyzeOne(ref);
         return Array.isArray(r) ? { ref, reports: r } : { ref, rendered: r.rendered };
       };

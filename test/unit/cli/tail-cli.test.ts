@@ -1,0 +1,79 @@
+/**
+ * The persisted tail through the CLI (src/cli/main.ts + src/cache/tail.ts): `analyze --json` on a
+ * Pi session saves a continuation state with its cache entries; after an append, a new run
+ * continues from it (only the appended lines read) and prints exactly what `--no-cache` prints;
+ * a corrupt state is ignored and rewritten. The session is long enough (4,084 requests) for its
+ * token model to be fixed (CALIBRATION_LIMIT), as in real long sessions.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tail from '../../../src/cache/tail.js';
+import { main } from '../../../src/cli/main.js';
+import { oneMoreRequest, writeSession } from '../../../scripts/bench/corpus.js';
+
+describe('persisted tail through the CLI (analyze --json on a grown Pi session)', function () {
+  this.timeout(300_000);
+  let dir: string;
+  let saved: { cache?: string; state?: string };
+  let big: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'prefix-lens-tail-cli-'));
+    saved = { cache: process.env.XDG_CACHE_HOME, state: process.env.XDG_STATE_HOME };
+    process.env.XDG_CACHE_HOME = join(dir, 'xdg');
+    process.env.XDG_STATE_HOME = join(dir, 'state'); // no capture folders
+    big = join(dir, 'in', 'big.jsonl');
+    mkdirSync(join(dir, 'in'));
+    const w = await writeSession(big, { bytes: 10_000_000, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
+    assert.equal(w.requests, 4084);
+    // A recording with phux context messages beside it: analyzed in full every time (no state).
+    cpSync('test/fixtures/pi/main', join(dir, 'in', 'main'), { recursive: true });
+  });
+  after(() => {
+    for (const [k, v] of [['XDG_CACHE_HOME', saved.cache], ['XDG_STATE_HOME', saved.state]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const run = async (...args: string[]) => {
+    const out: string[] = [];
+    const code = await main(['analyze', '--json', ...args], (s) => out.push(s), () => {}, process.cwd());
+    return { code, text: `${out.join('\n')}\n` };
+  };
+  const states = () => readdirSync(join(dir, 'xdg', 'prefix-lens', 'v2')).filter((f) => f.endsWith('.tail'));
+
+  it('saves a state, continues from it after appends (same bytes as --no-cache), and ignores a corrupt one', async () => {
+    const input = join(dir, 'in');
+    const first = await run(input);
+    assert.equal(first.code, 0);
+    assert.equal(first.text, (await run('--no-cache', input)).text);
+    // One state: the generated session's (the recording with context messages has none).
+    assert.equal(states().length, 1);
+    const n0 = tail.continuedRuns;
+    for (let i = 0; i < 2; i++) {
+      appendFileSync(big, oneMoreRequest(big, 10 + i));
+      const later = await run(input);
+      assert.equal(tail.continuedRuns, n0 + i + 1, `append ${i + 1} continued (${tail.lastMiss})`);
+      const full = await run('--no-cache', input);
+      assert.equal(later.text, full.text);
+      assert.equal(later.code, full.code);
+      assert.match(later.text, new RegExp(`"responseId": "bench-appended-${10 + i}"`));
+    }
+    // A corrupt state: not trusted, the grown session read in full, a valid state written again.
+    const file = join(dir, 'xdg', 'prefix-lens', 'v2', states()[0]);
+    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 5000));
+    appendFileSync(big, oneMoreRequest(big, 20));
+    const n1 = tail.continuedRuns;
+    const after = await run(input);
+    assert.equal(tail.continuedRuns, n1, 'not continued from a corrupt state');
+    assert.equal(after.text, (await run('--no-cache', input)).text);
+    assert.ok(tail.parseTail(readFileSync(file, 'utf8')), 'rewritten');
+    // And continued again from the rewritten one.
+    appendFileSync(big, oneMoreRequest(big, 21));
+    const again = await run(input);
+    assert.equal(tail.continuedRuns, n1 + 1);
+    assert.equal(again.text, (await run('--no-cache', input)).text);
+  });
+});
