@@ -151,9 +151,11 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
   it('a generated session (compactions, branches, errors, model switches), cut at many lines, continued in bursts', async function () {
     this.timeout(300_000);
     const src = join(dir, 'generated-source.jsonl');
-    const w = await writeSession(src, { bytes: 600_000, seed: 7, id: '019a0000-0000-7000-8000-00000000cafe', cwd: '/home/dev/p', startMs: Date.UTC(2026, 10, 1) });
-    assert.ok(w.requests > 100);
+    const w = await writeSession(src, { bytes: 600_000, seed: 12, id: '019a0000-0000-7000-8000-00000000cafe', cwd: '/home/dev/p', startMs: Date.UTC(2026, 10, 1) });
+    assert.equal(w.requests, 296);
     const text = readFileSync(src);
+    // The shapes the continuation must handle or refuse (then a full read, same bytes).
+    assert.deepEqual(['"type":"compaction"', '"type":"branch_summary"', '"stopReason":"error"', '"type":"model_change"'].map((k) => text.toString().split(k).length - 1), [1, 2, 3, 4]);
     const ends = lineEnds(text);
     const cuts = [ends[40]];
     for (let i = 41; i < ends.length; i += 1 + (i % 5)) cuts.push(ends[i]);
