@@ -208,9 +208,26 @@ function sameChain(b: CapturedRequest, r: LlmRequest): boolean {
   return t !== null && r.tail !== null && t.sameHash(r.tail);
 }
 
-/** The request built from its body: exact bytes, the transcript's usage, ids, time and notes. */
+/**
+ * The request built from its body: exact bytes, the transcript's usage, ids, time and notes, and
+ * what the reader knows of the head's blocks (`origin`: Claude Code's billing header derived from a
+ * compaction summary), carried over to the body's block at the same path. Only the head (tools,
+ * system) is walked: its blocks are the chain's first, so this costs the head's length per request.
+ */
 function fromBody(r: LlmRequest, b: CapturedRequest): LlmRequest {
   if (!b.wire) return r;
+  const origins = new Map<string, string>();
+  for (let d = 1; r.tail && d <= r.tail.depth; d++) {
+    const x = r.tail.at(d)!.block;
+    if (x.segment === 'messages') break;
+    if (x.origin) origins.set(`${x.segment}\u0000${x.path}`, x.origin);
+  }
+  if (origins.size) {
+    for (const x of b.wire.blocks) {
+      const o = x.segment !== 'messages' ? origins.get(`${x.segment}\u0000${x.path}`) : undefined;
+      if (o) x.origin = o;
+    }
+  }
   const req: LlmRequest = {
     ...r,
     evidence: 'wire',

@@ -96,6 +96,9 @@ for (const sc of scenarios('test/fixtures/claude-code-autocompact', 'PREFIX_LENS
       const c = reconA.requests[2].causes;
       assert.deepEqual(c.map((x) => x.kind), ['history-rewritten', 'system-changed']);
       assert.equal(c[0].detail, 'compaction: history replaced by a summary; system 0 is derived from the history');
+      // From the bodies too: the transcript's knowledge of system[0] is carried to the body's block.
+      assert.deepEqual(agents[2].causes.map((x) => [x.kind, x.detail]).slice(0, 1), [[c[0].kind, c[0].detail]]);
+      assert.deepEqual(agents[2].causes.map((x) => x.kind), ['history-rewritten', 'system-changed']);
       // The whole prefix is written again (the synthetic cache reads nothing of the old one); what
       // the break cost is the entry #2 left, read + write through its breakpoint (its synthetic
       // 170,000 uncached tokens were never cached), at most what #3 paid outside the cache.

@@ -76,7 +76,7 @@ for (const sc of scenarios('test/fixtures/claude-code', 'PREFIX_LENS_FRESH_CLAUD
       assert.equal(n, 13);
     });
 
-    it('finds, for every transcript request, the same break segment and message index as the real bodies', () => {
+    it('finds, for every transcript request, the same break segment, message index, verdict and cause kinds as the real bodies', () => {
       recon.forEach((s, si) => {
         reconA[si].requests.forEach((r) => {
           const w = wireA[si].requests.find((x) => x.request.source.file === r.request.source.file && x.request.source.line === r.request.source.line)!;
@@ -86,6 +86,9 @@ for (const sc of scenarios('test/fixtures/claude-code', 'PREFIX_LENS_FRESH_CLAUD
           assert.equal(rb?.segment ?? null, wb?.segment ?? null, where);
           assert.equal(rb?.blockIndex ?? null, wb?.blockIndex ?? null, where);
           assert.equal(r.verdict, w.verdict, where);
+          // What the transcript knows of a block (the billing header follows a compaction summary)
+          // names the cause from the bodies too.
+          assert.deepEqual(w.causes.map((c) => c.kind), r.causes.map((c) => c.kind), where);
         });
       });
     });
