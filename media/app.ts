@@ -2,7 +2,7 @@
  * The Timeline app: header, toolbar (session picker, filter, export), lanes, legend and detail
  * for one report. Holds the selection and the filter; renders the view model as it is.
  */
-import { MessageType, type RequestRef, type ToWebviewMessage } from '../src/protocol.js';
+import { MessageType, applyPatch, type RequestRef, type ToWebviewMessage } from '../src/protocol.js';
 import type { Report, RequestReport, SessionReport } from '../src/report/json.js';
 import { evidenceWords, renderDetail } from './detail.js';
 import { h } from './dom.js';
@@ -56,30 +56,49 @@ export class App {
 
   /** Handles a message from the host (already validated). */
   handle(m: ToWebviewMessage): void {
-    if (m.type === MessageType.Load) {
-      const previous = this.current() ? { path: this.current()!.path, index: this.view[this.selected]?.index } : null;
-      this.report = m.report;
-      this.live = m.live;
-      let ref: RequestRef | null = m.select ?? null;
-      if (!ref && previous) {
-        const si = this.report.sessions.findIndex((s) => s.path === previous.path);
-        if (si >= 0 && previous.index !== undefined) ref = { sessionIndex: si, requestIndex: previous.index };
+    if (m.type === MessageType.Load) this.load(m.report, m.live, m.select ?? null);
+    else if (m.type === MessageType.Patch) {
+      const s = this.report.sessions[m.sessionIndex];
+      let next: SessionReport;
+      try {
+        if (!s) throw new Error(`live patch: no session ${m.sessionIndex}`);
+        next = applyPatch(s, m.patch);
+      } catch (e) {
+        // Not on top of what is shown: ask for the whole report (the extension answers Ready with Load).
+        console.error(`prefix-lens: ${(e as Error).message}; asking for the whole report`);
+        this.host.post({ type: MessageType.Ready });
+        return;
       }
-      if (!ref) {
-        const st = this.host.state();
-        const si = st ? this.report.sessions.findIndex((s) => s.path === st.sessionPath) : -1;
-        if (st && si >= 0) {
-          if (st.filter) this.filter = st.filter;
-          if (st.selected) ref = { sessionIndex: si, requestIndex: st.selected.requestIndex };
-          else ref = { sessionIndex: si, requestIndex: 0 };
-        }
-      }
-      this.renderToolbar();
-      this.showSession(ref?.sessionIndex ?? 0, ref && ref.requestIndex > 0 ? ref.requestIndex : null);
+      const sessions = [...this.report.sessions];
+      sessions[m.sessionIndex] = next;
+      this.load({ ...this.report, sessions }, this.live, null);
     } else if (m.type === MessageType.Select) {
       if (m.ref.sessionIndex !== this.sessionIndex) this.showSession(m.ref.sessionIndex, m.ref.requestIndex);
       else this.selectIndex(m.ref.requestIndex, false);
     }
+  }
+
+  /** Shows a report, keeping the selection when it still exists (else the saved one, else the first break). */
+  private load(report: Report, live: boolean, select: RequestRef | null): void {
+    const previous = this.current() ? { path: this.current()!.path, index: this.view[this.selected]?.index } : null;
+    this.report = report;
+    this.live = live;
+    let ref: RequestRef | null = select;
+    if (!ref && previous) {
+      const si = this.report.sessions.findIndex((s) => s.path === previous.path);
+      if (si >= 0 && previous.index !== undefined) ref = { sessionIndex: si, requestIndex: previous.index };
+    }
+    if (!ref) {
+      const st = this.host.state();
+      const si = st ? this.report.sessions.findIndex((s) => s.path === st.sessionPath) : -1;
+      if (st && si >= 0) {
+        if (st.filter) this.filter = st.filter;
+        if (st.selected) ref = { sessionIndex: si, requestIndex: st.selected.requestIndex };
+        else ref = { sessionIndex: si, requestIndex: 0 };
+      }
+    }
+    this.renderToolbar();
+    this.showSession(ref?.sessionIndex ?? 0, ref && ref.requestIndex > 0 ? ref.requestIndex : null);
   }
 
   private current(): SessionReport | undefined {

@@ -10,7 +10,7 @@
 // Namespace import (zod's documented form) lets esbuild drop what the schemas do not use: the webview
 // bundle shrinks from ~400 KiB (every locale) to ~100 KiB.
 import * as z from 'zod';
-import type { Report } from './report/json.js';
+import type { Report, RequestReport, SessionReport } from './report/json.js';
 
 /** Message types, split by direction. */
 export enum MessageType {
@@ -19,6 +19,12 @@ export enum MessageType {
   Load = 'load',
   /** Select a request (e.g. "Open Timeline at this request"). */
   Select = 'select',
+  /**
+   * The live tail after an append judged alone: the shown session's new header and the requests
+   * added (and revised) since the report the webview has (`applyPatch`). A patch that does not
+   * apply makes the webview post `Ready` again, which the extension answers with the whole `Load`.
+   */
+  Patch = 'patch',
   // ── webview → extension ──
   /** The webview has started and listens; the extension answers with `Load`. */
   Ready = 'ready',
@@ -53,6 +59,48 @@ export const LoadMessageSchema = z.object({
 });
 export const SelectMessageSchema = z.object({ type: z.literal(MessageType.Select), ref: RequestRefSchema });
 
+/**
+ * What changed in a session since a report of it. `header`: the session report as it is now
+ * without its requests (`requests: []`: sums, models, diagnostics, context stream); `added`: the
+ * requests the earlier report did not have, in order; `revised`: earlier requests judged again with
+ * a moved token model (matched by `index`).
+ */
+export interface LivePatch {
+  header: SessionReport;
+  added: RequestReport[];
+  revised: RequestReport[];
+}
+
+/**
+ * The report after `patch`, from the report it follows (a new object; `report` is left as it is).
+ * The same on both sides of the protocol (the panel and the webview each keep the report).
+ * @throws Error when the patch does not follow `report` (a revised index it does not have, or added
+ *   entries that do not continue its numbering)
+ */
+export function applyPatch(report: SessionReport, patch: LivePatch): SessionReport {
+  const requests = [...report.requests];
+  const at = new Map(requests.map((r, i) => [r.index, i] as const));
+  for (const r of patch.revised) {
+    const i = at.get(r.index);
+    if (i === undefined) throw new Error(`live patch: request #${r.index} is not in the report`);
+    requests[i] = r;
+  }
+  const last = requests.at(-1)?.index ?? 0;
+  if (patch.added.length && patch.added[0].index <= last) throw new Error(`live patch: request #${patch.added[0].index} does not follow #${last}`);
+  requests.push(...patch.added);
+  return { ...patch.header, requests };
+}
+
+export const PatchMessageSchema = z.object({
+  type: z.literal(MessageType.Patch),
+  sessionIndex: z.number().int().nonnegative(),
+  // As for Load, only the envelope is checked: the report writer is trusted code.
+  patch: z.custom<LivePatch>(
+    (v) => typeof v === 'object' && v !== null && Array.isArray((v as LivePatch).added) && Array.isArray((v as LivePatch).revised) && typeof (v as LivePatch).header === 'object' && (v as LivePatch).header !== null,
+    { message: 'not a live patch' },
+  ),
+});
+
 export const ReadyMessageSchema = z.object({ type: z.literal(MessageType.Ready) });
 export const SelectedMessageSchema = z.object({ type: z.literal(MessageType.Selected), ref: RequestRefSchema });
 export const RevealInTranscriptMessageSchema = z.object({
@@ -63,7 +111,7 @@ export const RevealInTranscriptMessageSchema = z.object({
 });
 export const ExportHtmlMessageSchema = z.object({ type: z.literal(MessageType.ExportHtml) });
 
-export const ToWebviewMessageSchema = z.discriminatedUnion('type', [LoadMessageSchema, SelectMessageSchema]);
+export const ToWebviewMessageSchema = z.discriminatedUnion('type', [LoadMessageSchema, SelectMessageSchema, PatchMessageSchema]);
 export const FromWebviewMessageSchema = z.discriminatedUnion('type', [
   ReadyMessageSchema,
   SelectedMessageSchema,
@@ -73,6 +121,7 @@ export const FromWebviewMessageSchema = z.discriminatedUnion('type', [
 
 export type LoadMessage = z.infer<typeof LoadMessageSchema>;
 export type SelectMessage = z.infer<typeof SelectMessageSchema>;
+export type PatchMessage = z.infer<typeof PatchMessageSchema>;
 export type ToWebviewMessage = z.infer<typeof ToWebviewMessageSchema>;
 export type FromWebviewMessage = z.infer<typeof FromWebviewMessageSchema>;
 

@@ -15,11 +15,11 @@ import * as vscode from 'vscode';
 import { folderName } from '../capture/store.js';
 import { CAPTURE_JOINED, captureRoots } from '../hosts/capturestamp.js';
 import type { SessionRef } from '../hosts/registry.js';
-import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, type FromWebviewMessage, type ToWebviewMessage } from '../protocol.js';
+import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, applyPatch, type FromWebviewMessage, type LivePatch, type ToWebviewMessage } from '../protocol.js';
 import { htmlReport } from '../report/html.js';
 import type { Report, SessionReport } from '../report/json.js';
 import { webviewShellHtml } from '../report/webviewHtml.js';
-import { applyPatch, type LiveStep } from './livePatch.js';
+import type { LiveStep } from './livePatch.js';
 import type { Log } from './log.js';
 
 export const VIEW_TYPE = 'prefixLens.timeline';
@@ -61,6 +61,10 @@ class TimelinePanel {
   private tailTimer: ReturnType<typeof setTimeout> | undefined;
   /** Loads posted to the webview (for tests of the live tail). */
   loads = 0;
+  /** Patches posted to the webview (appends judged alone: only their entries are sent). */
+  patchesPosted = 0;
+  /** The report the webview was last sent (a patch is posted only on top of it). */
+  private posted: SessionReport | undefined;
   /** Live-tail steps: sessions read in full for it, and patches applied (appends judged alone). */
   readonly tailStats = { opened: 0, patches: 0 };
   private tailing: Promise<void> | undefined;
@@ -115,6 +119,7 @@ class TimelinePanel {
     const sel = this.pendingSelect;
     this.pendingSelect = undefined;
     this.loads++;
+    this.posted = this.report;
     this.post({ type: MessageType.Load, report, live: true, ...(sel ? { select: { sessionIndex: 0, requestIndex: sel } } : {}) });
   }
 
@@ -191,34 +196,42 @@ class TimelinePanel {
     }
     const fresh = await this.deps.current(this.ref).catch(() => undefined);
     const ref = fresh ?? { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined };
-    const report = await this.next(ref).catch((e: Error) => {
+    const step = await this.next(ref).catch((e: Error) => {
       this.deps.log.warn(`timeline: live update of ${ref.path} failed: ${e.message}`);
       return undefined;
     });
-    if (!report || this.disposed) return;
+    if (!step || this.disposed) return;
+    const { report, patch } = step;
     this.deps.log.info(`timeline: ${ref.path} changed, ${report.requests.length} requests now`);
+    const before = this.report;
     this.report = report;
     this.panel.title = titleOf(report);
-    if (this.ready) this.load();
+    if (!this.ready) return;
+    // Only the change when the webview has the report it follows; else (or when it cannot apply it) the whole.
+    if (patch && this.posted === before) {
+      this.posted = report;
+      this.patchesPosted++;
+      this.post({ type: MessageType.Patch, sessionIndex: 0, patch });
+    } else this.load();
   }
 
-  /** The report after the next live step, or null when nothing changed. */
-  private async next(ref: SessionRef): Promise<SessionReport | null> {
+  /** The report after the next live step (with the patch that made it, if one did), or null when nothing changed. */
+  private async next(ref: SessionRef): Promise<{ report: SessionReport; patch: LivePatch | null } | null> {
     let step = await this.deps.follow(ref);
     if (step.opened) this.tailStats.opened++;
-    if (step.full) return step.full;
+    if (step.full) return { report: step.full, patch: null };
     if (!step.patch) return null;
     try {
       const report = applyPatch(this.report, step.patch);
       this.tailStats.patches++;
-      return report;
+      return { report, patch: step.patch };
     } catch (e) {
       // Not the report the worker continued from: start over from the files.
       this.deps.log.warn(`timeline: ${(e as Error).message}; reading ${ref.path} again`);
       await this.deps.unfollow(ref.key);
       step = await this.deps.follow(ref);
       if (step.opened) this.tailStats.opened++;
-      return step.full;
+      return step.full ? { report: step.full, patch: null } : null;
     }
   }
 

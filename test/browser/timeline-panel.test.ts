@@ -117,6 +117,27 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     await page.close();
   });
 
+  it('patch (live tail, an append judged alone): the new header and requests on top of what is shown, selection kept; a patch that does not follow asks for the whole report', async () => {
+    const page = await openPanel(browser, shell);
+    const s = report.sessions[0];
+    await post(page, { type: 'load', report: { version: 1, sessions: [{ ...s, requests: s.requests.slice(0, 12) }] }, live: true });
+    await requestOptions(page).first().waitFor();
+    assert.equal(await requestOptions(page).count(), 12);
+    assert.equal(await selectedName(page), 'Request 11: break, history-rewritten');
+    await post(page, { type: 'patch', sessionIndex: 0, patch: { header: { ...s, requests: [] }, added: s.requests.slice(12), revised: [] } });
+    await page.waitForFunction(() => document.querySelectorAll('[role="listbox"][aria-label="Requests"] [role="option"]').length === 16);
+    assert.equal(await selectedName(page), 'Request 11: break, history-rewritten');
+    assert.equal(await page.getByRole('combobox', { name: 'Show' }).locator('option').first().textContent(), 'All requests (16)');
+    // Requests #11… again: not the continuation of the 16 shown, so nothing changes and the app asks for the whole report.
+    await post(page, { type: 'patch', sessionIndex: 0, patch: { header: { ...s, requests: [] }, added: s.requests.slice(10), revised: [] } });
+    await page.waitForFunction(() => (window as unknown as { __rec: Recorded }).__rec.posted.filter((m) => (m as { type: string }).type === 'ready').length === 2);
+    const warned = browser.pageErrors.splice(0);
+    assert.equal(warned.length, 1);
+    assert.match(warned[0], /live patch: request #11 does not follow #16; asking for the whole report/);
+    assert.equal(await requestOptions(page).count(), 16);
+    await page.close();
+  });
+
   it('drops messages that do not match the protocol (logged, not acted on)', async () => {
     const page = await openPanel(browser, shell);
     await post(page, { type: 'load', report, live: false });

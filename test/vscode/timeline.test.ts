@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { captureRoots } from '../../src/hosts/capturestamp.js';
 import { REPORT_ELEMENT_ID } from '../../src/protocol.js';
+import { writeSession } from '../../scripts/bench/corpus.js';
 import { PI_MAIN, api, testEnv, until } from './helpers.js';
 
 describe('Timeline panel', () => {
@@ -51,6 +52,34 @@ describe('Timeline panel', () => {
     assert.equal(panel.current.totals.breaks, 3);
     assert.equal(panel.tailStats.opened, 1, 'later changes continue from what the worker kept');
     // What the panel shows after the steps is what a full analysis of the file gives.
+    assert.deepEqual(panel.current, await a.analyze(panel.ref));
+  });
+
+  it('a long session grows by patches: once its token model is fitted, an append is judged alone and only its entries go to the webview', async function () {
+    this.timeout(180_000);
+    const a = await api();
+    const dir = join(testEnv.tmp, 'live-long');
+    mkdirSync(dir, { recursive: true });
+    const source = join(dir, 'source.jsonl.txt');
+    // 3,053 requests: well past the first 1,000 growth ratios the token model is fitted on (at
+    // 1,970 requests of this shape it still moves, and every request is judged again).
+    await writeSession(source, { bytes: 8_000_000, seed: 3, id: '019a0000-0000-7000-8000-00000000aaaa', cwd: '/home/dev/gen', startMs: Date.UTC(2026, 10, 5) });
+    const text = readFileSync(source, 'utf8');
+    const ends = [...text.matchAll(/\n/g)].map((m) => m.index! + 1);
+    const file = join(dir, '2026-11-05T00-00-00-000Z_019a0000-0000-7000-8000-00000000aaaa.jsonl');
+    const cuts = [ends.length - 30, ends.length - 20, ends.length - 10, ends.length - 1].map((i) => ends[i]);
+    writeFileSync(file, text.slice(0, cuts[0]));
+    await vscode.commands.executeCommand('prefixLens.openTimeline', { path: file });
+    const panel = (await a.timelines()).get(file)!;
+    await until('the first load', () => panel.loads >= 1, 60_000);
+    for (let i = 1; i < cuts.length; i++) {
+      const before = panel.loads + panel.patchesPosted;
+      appendFileSync(file, text.slice(cuts[i - 1], cuts[i]));
+      await until(`step ${i} of the live tail to reach the webview`, () => panel.loads + panel.patchesPosted > before, 60_000);
+    }
+    assert.equal(panel.tailStats.opened, 1, 'read in full once, at the first change');
+    assert.ok(panel.patchesPosted >= 1, `patches posted: ${panel.patchesPosted}, loads: ${panel.loads}`);
+    assert.equal(panel.current.requests.length, 3053);
     assert.deepEqual(panel.current, await a.analyze(panel.ref));
   });
 

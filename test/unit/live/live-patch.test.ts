@@ -3,7 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
-import { applyPatch, stepOf } from '../../../src/extension/livePatch.js';
+import { stepOf } from '../../../src/extension/livePatch.js';
+import { applyPatch } from '../../../src/protocol.js';
 import { readPiSession } from '../../../src/hosts/pi/index.js';
 import { findSessions } from '../../../src/hosts/registry.js';
 import { LiveAnalysis } from '../../../src/live/session.js';
