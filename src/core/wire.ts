@@ -467,23 +467,37 @@ class MessageBlock implements Block {
    * Keeps the block's canonical text as UTF-8 bytes and drops the parts it was serialized from,
    * when its value is long (COMPACT_CHARS) and well-formed (so decoding gives the text back
    * exactly). `shared` maps a value already compacted with the same envelope to its bytes.
+   * @param size the block's UTF-8 byte length (its chain node's `size`): a block shorter than
+   *   COMPACT_CHARS bytes has a shorter serialized value (a UTF-16 unit is at least one byte), so
+   *   it is not serialized again to find that out; the bytes are written straight into a buffer
+   *   of this size (no concatenated text to flatten, check and measure first)
    */
-  [COMPACT](shared: Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: Buffer }>>): void {
-    if (this[UTF8]) return;
+  [COMPACT](shared: Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: Buffer }>>, size: number): void {
+    if (this[UTF8] || size < COMPACT_CHARS) return;
     const value = this[VALUE];
     const group = this[GROUP] === true;
-    const known = shared.get(value)?.find((k) => k.head === this[HEAD] && k.tail === this[TAIL] && k.group === group);
+    const head = this[HEAD];
+    const tail = this[TAIL];
+    const known = shared.get(value)?.find((k) => k.head === head && k.tail === tail && k.group === group);
     if (known) {
       this[UTF8] = known.bytes;
     } else {
       const json = JSON.stringify(value);
       if (json.length < COMPACT_CHARS) return;
-      const text = this[HEAD] + (group ? json.slice(1, -1) : json) + this[TAIL];
-      if (!text.isWellFormed()) return;
-      const bytes = Buffer.from(text, 'utf8');
+      // JSON.stringify's output is well-formed (lone surrogates are escaped); the envelope need not be.
+      if (!head.isWellFormed() || !tail.isWellFormed()) return;
+      const body = group ? json.slice(1, -1) : json;
+      // Written into room for one more character: filling exactly `size` bytes then proves the
+      // size right (a longer text would have written into the spare room).
+      const room = Buffer.allocUnsafe(size + 4);
+      let at = room.write(head, 0, 'utf8');
+      at += room.write(body, at, 'utf8');
+      at += room.write(tail, at, 'utf8');
+      if (at !== size) return;
+      const bytes = room.subarray(0, size);
       let list = shared.get(value);
       if (!list) shared.set(value, (list = []));
-      list.push({ head: this[HEAD], tail: this[TAIL], group, bytes });
+      list.push({ head, tail, group, bytes });
       this[UTF8] = bytes;
     }
     this[VALUE] = undefined;
@@ -513,7 +527,7 @@ export function compactChains(tails: Iterable<BlockNode | null | undefined>): vo
   for (const tail of tails) {
     for (let n = tail ?? null; n && !seen.has(n); n = n.prev) {
       seen.add(n);
-      if (n.block instanceof MessageBlock) n.block[COMPACT](shared);
+      if (n.block instanceof MessageBlock) n.block[COMPACT](shared, n.size);
     }
   }
 }

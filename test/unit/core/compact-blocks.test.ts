@@ -64,6 +64,9 @@ describe('compacted message blocks (long texts kept as UTF-8 bytes)', () => {
       await writeSession(file, { bytes: 600_000, seed: 5, id: 'compact-test', cwd: '/w', startMs: Date.UTC(2026, 0, 1) });
       const [nodes, compacted] = await check(file);
       assert.ok(compacted > 50 && compacted < nodes, `${compacted} of ${nodes} nodes compacted`);
+      // Exactly the blocks whose serialized value has >= 512 characters (as counted when every
+      // block was serialized again to decide; short blocks are now skipped by their byte size).
+      assert.deepEqual([nodes, compacted], [528, 103]);
       // readPiSession compacts: its requests give the same hashes as an uncompacted reconstruction.
       const s = await readPiSession(file);
       const plain = reconstructRequests(await readPiFile(file)).requests;
