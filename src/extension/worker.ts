@@ -29,8 +29,12 @@ async function discover(opts: DiscoverOptions): Promise<SessionRef[]> {
   return refs.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.key < b.key ? -1 : 1));
 }
 
-/** Followed sessions (op `live`) by ref key, with the overrides they were opened with (as JSON). */
-const followed = new Map<string, { live: LiveAnalysis; overrides: string }>();
+/**
+ * Followed sessions (op `live`) by ref key, with the overrides they were opened with (as JSON).
+ * `owed`: an `analyze` of the same session took a change from it (the Sessions view summarizing
+ * the session a panel follows), so the panel's next step is the whole report, not a patch.
+ */
+const followed = new Map<string, { live: LiveAnalysis; overrides: string; owed: boolean }>();
 
 async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   const t0 = performance.now();
@@ -56,12 +60,28 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
           followed.delete(msg.ref.key);
           throw e;
         });
+        const owed = have.owed;
+        have.owed = false;
+        if (owed) return { id: msg.id, ok: true, op: 'live', opened: false, full: have.live.report, patch: null, ms: took() };
         return { id: msg.id, ok: true, op: 'live', opened: false, ...step, ms: took() };
       }
       followed.delete(msg.ref.key);
       const live = await LiveAnalysis.open(msg.ref, { rules: rulesWithOverrides(msg.overrides) });
-      followed.set(msg.ref.key, { live, overrides });
+      followed.set(msg.ref.key, { live, overrides, owed: false });
       return { id: msg.id, ok: true, op: 'live', opened: true, full: live.report, patch: null, ms: took() };
+    } finally {
+      releaseReaders();
+    }
+  }
+  // A session a panel follows is summarized from its live analysis (the same results; no second full read).
+  const have = !msg.requestsDir ? followed.get(msg.ref.key) : undefined;
+  if (have && have.overrides === JSON.stringify(msg.overrides)) {
+    try {
+      const u = await have.live.update();
+      if (u.change !== 'unchanged' || u.added.length || u.revised.length) have.owed = true;
+      return { id: msg.id, ok: true, op: 'analyze', sessions: [have.live.report], ms: took() };
+    } catch {
+      followed.delete(msg.ref.key);
     } finally {
       releaseReaders();
     }

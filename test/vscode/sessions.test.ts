@@ -57,7 +57,7 @@ describe('Sessions view', () => {
       'Recorded: Phux v2 turn one.': [5, 0],
       // test/fixtures/claude-code and codex (recorded from the real hosts) and pi-desktop (built).
       'claude-code 8aa2b6b2-f6a6-44e7-865a-838c950a6fc6': [12, 1],
-      'codex 01a23123-dcf1-7130-9f87-2b10ef481a1c': [9, 2],
+      'codex 01a23123-dcf1-7130-9f87-2b10ef481a1c': [9, 1],
       'Parser delegation': [10, 6],
       'Lexer delegate (flash)': [3, 0],
       'Parser review (Sonnet)': [3, 1],

@@ -7,6 +7,20 @@ import { REPORT_ELEMENT_ID } from '../../src/protocol.js';
 import { writeSession } from '../../scripts/bench/corpus.js';
 import { PI_MAIN, api, testEnv, until } from './helpers.js';
 
+type Panel = NonNullable<ReturnType<Awaited<ReturnType<Awaited<ReturnType<typeof api>>['timelines']>>['get']>>;
+
+/**
+ * A full analysis of a panel's session file, not the live one the worker keeps for the panel (an
+ * `analyze` of a followed session is answered from it): the panel is closed first.
+ */
+async function fullAnalysis(panel: Panel) {
+  const a = await api();
+  const ref = panel.ref;
+  panel.panel.dispose();
+  await until('the worker to forget the followed session', () => !a.worker.busy);
+  return a.analyze(ref);
+}
+
 describe('Timeline panel', () => {
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -52,7 +66,7 @@ describe('Timeline panel', () => {
     assert.equal(panel.current.totals.breaks, 3);
     assert.equal(panel.tailStats.opened, 1, 'later changes continue from what the worker kept');
     // What the panel shows after the steps is what a full analysis of the file gives.
-    assert.deepEqual(panel.current, await a.analyze(panel.ref));
+    assert.deepEqual(panel.current, await fullAnalysis(panel));
   });
 
   it('a long session grows by patches: once its token model is fitted, an append is judged alone and only its entries go to the webview', async function () {
@@ -67,7 +81,7 @@ describe('Timeline panel', () => {
     const text = readFileSync(source, 'utf8');
     const ends = [...text.matchAll(/\n/g)].map((m) => m.index! + 1);
     const file = join(dir, '2026-11-05T00-00-00-000Z_019a0000-0000-7000-8000-00000000aaaa.jsonl');
-    const cuts = [ends.length - 30, ends.length - 20, ends.length - 10, ends.length - 1].map((i) => ends[i]);
+    const cuts = [ends.length - 40, ends.length - 30, ends.length - 20, ends.length - 10].map((i) => ends[i]);
     writeFileSync(file, text.slice(0, cuts[0]));
     await vscode.commands.executeCommand('prefixLens.openTimeline', { path: file });
     const panel = (await a.timelines()).get(file)!;
@@ -79,8 +93,16 @@ describe('Timeline panel', () => {
     }
     assert.equal(panel.tailStats.opened, 1, 'read in full once, at the first change');
     assert.ok(panel.patchesPosted >= 1, `patches posted: ${panel.patchesPosted}, loads: ${panel.loads}`);
-    assert.equal(panel.current.requests.length, 3053);
-    assert.deepEqual(panel.current, await a.analyze(panel.ref));
+    // The Sessions view summarizing the followed session is answered from its live analysis (no
+    // second full read); the change it took reaches the panel as the whole report.
+    const loads = panel.loads;
+    appendFileSync(file, text.slice(cuts.at(-1)));
+    const summary = await a.worker.run({ op: 'analyze', ref: panel.ref, env: {}, overrides: { ttlSeconds: {}, prices: [] } }, { urgent: true });
+    assert.equal(summary.sessions[0].requests.length, 3053);
+    assert.ok(summary.ms < 2000, `answered from the live analysis in ${summary.ms} ms`);
+    await until('the panel to show the last requests too', () => panel.current.requests.length === 3053 && panel.loads > loads, 60_000);
+    assert.equal(panel.tailStats.opened, 1);
+    assert.deepEqual(panel.current, await fullAnalysis(panel));
   });
 
   it('follows a Claude Code transcript as it grows, and joins captured bodies saved after it (live tail)', async () => {
