@@ -1,14 +1,13 @@
 /**
- * Problems entries (source `Prefix Lens`) for session transcripts opened in an editor: a warning on
+ * Problems entries (source `Prefix Lens`) for session transcripts opened in an editor (a `.jsonl`
+ * that a host recognizes by its name, place and content: Pi, Claude Code, Codex, PI-Desktop,
+ * BotHarness; registry recognizeFile, in the worker): a warning on
  * the line of each request that broke the cache (causes, re-billed tokens and cost; related
  * information = the line of the request it was compared with), information for `ttl-expired` and
  * `unexplained-miss`. A hover on a request's line shows its verdict; a code action opens the
  * Timeline at that request. The analysis runs in the worker; this file only maps the report.
  */
-import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { SessionRef } from '../hosts/registry.js';
-import { fileRef } from './fileRef.js';
 import type { RequestReport, SessionReport } from '../report/json.js';
 import { type AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { percent, tokens, usd } from './format.js';
@@ -17,10 +16,16 @@ import { diagnosticsEnabled, ruleOverrides } from './settings.js';
 
 export const SOURCE = 'Prefix Lens';
 
-/** A Pi session file: `.jsonl` whose first line is the `{"type":"session",…}` header. */
+/**
+ * Whether `doc` may be a session transcript: a `.jsonl` file on disk whose first line is a JSON
+ * object. Which host's (if any) the worker decides (`recognize`); this only spares it the rest.
+ */
 export function isTranscript(doc: vscode.TextDocument): boolean {
-  return doc.uri.scheme === 'file' && doc.fileName.endsWith('.jsonl') && doc.lineCount > 0 && /^\s*\{\s*"type"\s*:\s*"session"/.test(doc.lineAt(0).text);
+  return doc.uri.scheme === 'file' && doc.fileName.endsWith('.jsonl') && doc.lineCount > 0 && /^\s*\{/.test(doc.lineAt(0).text);
 }
+
+/** The requests of `report` whose line is in `path` (a Claude Code session also holds its sub-agents' files). */
+const inFile = (report: SessionReport, path: string): RequestReport[] => report.requests.filter((q) => q.file === path);
 
 export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeActionProvider, vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('prefixLens');
@@ -79,9 +84,9 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     this.waiters.delete(k);
   }
 
-  /** Analyzes `doc` now (command "Diagnose Active Transcript"); false when it is not a transcript. */
-  async diagnose(doc: vscode.TextDocument, token?: vscode.CancellationToken): Promise<SessionReport | undefined> {
-    if (!isTranscript(doc)) return undefined;
+  /** Analyzes `doc` now (command "Diagnose Active Transcript"); null when no host recognizes it, undefined when cancelled or failed. */
+  async diagnose(doc: vscode.TextDocument, token?: vscode.CancellationToken): Promise<SessionReport | null | undefined> {
+    if (!isTranscript(doc)) return null;
     return this.run(doc, token);
   }
 
@@ -98,7 +103,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     );
   }
 
-  private async run(doc: vscode.TextDocument, outer?: vscode.CancellationToken): Promise<SessionReport | undefined> {
+  private async run(doc: vscode.TextDocument, outer?: vscode.CancellationToken): Promise<SessionReport | null | undefined> {
     const k = doc.uri.toString();
     this.running.get(k)?.cancel();
     const cts = new vscode.CancellationTokenSource();
@@ -106,10 +111,15 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     this.running.set(k, cts);
     try {
       const path = doc.uri.fsPath;
-      const st = await stat(path);
-      const ref: SessionRef = fileRef(path, st);
+      const known = await this.worker.run({ op: 'recognize', path }, { token: cts.token, urgent: true });
+      const ref = known.refs.find((x) => x.path === path);
+      if (!ref) {
+        // Some other JSON Lines file: no entries, and nothing to keep for it.
+        this.collection.delete(doc.uri);
+        return null;
+      }
       const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() }, { token: cts.token, urgent: true });
-      const report = r.sessions[0];
+      const report = r.sessions.find((s) => s.id === ref.id) ?? r.sessions[0];
       if (!report || cts.token.isCancellationRequested) return undefined;
       this.reports.set(k, report);
       this.collection.set(doc.uri, toDiagnostics(doc, report));
@@ -148,7 +158,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
 
   provideHover(doc: vscode.TextDocument, pos: vscode.Position): vscode.Hover | undefined {
     const report = this.reports.get(doc.uri.toString());
-    const r = report?.requests.find((q) => q.line === pos.line + 1);
+    const r = report && inFile(report, doc.uri.fsPath).find((q) => q.line === pos.line + 1);
     if (!report || !r) return undefined;
     const md = new vscode.MarkdownString();
     md.isTrusted = { enabledCommands: ['prefixLens.openTimeline'] };
@@ -163,7 +173,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     const report = this.reports.get(doc.uri.toString());
     // The context's diagnostics are copies: find the request by the diagnostic's line.
     for (const d of ctx.diagnostics) {
-      const r = d.source === SOURCE ? report?.requests.find((q) => q.line === d.range.start.line + 1) : undefined;
+      const r = d.source === SOURCE && report ? inFile(report, doc.uri.fsPath).find((q) => q.line === d.range.start.line + 1) : undefined;
       if (!r) continue;
       const a = { path: doc.uri.fsPath, requestIndex: r.index };
       const act = new vscode.CodeAction('Open Timeline at this request', vscode.CodeActionKind.QuickFix);
@@ -197,8 +207,9 @@ export function verdictLine(report: SessionReport, r: RequestReport): string {
 /** The Problems entries of one session report in `doc` (lines are 1-based in the report). */
 export function toDiagnostics(doc: vscode.TextDocument, report: SessionReport): vscode.Diagnostic[] {
   const out: vscode.Diagnostic[] = [];
-  const byIndex = new Map(report.requests.map((q) => [q.index, q]));
-  for (const r of report.requests) {
+  const mine = inFile(report, doc.uri.fsPath);
+  const byIndex = new Map(mine.map((q) => [q.index, q]));
+  for (const r of mine) {
     if (r.line < 1 || r.line > doc.lineCount) continue;
     const severity =
       r.verdict === 'break' ? vscode.DiagnosticSeverity.Warning : r.verdict === 'ttl-expired' || r.verdict === 'unexplained-miss' ? vscode.DiagnosticSeverity.Information : undefined;

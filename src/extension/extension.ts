@@ -177,7 +177,8 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     'prefixLens.diagnoseSession': async (target?: TimelineTarget) => {
       const t = await resolveTarget(target, 'Diagnose Session');
       if (!t) return;
-      if (t.ref.host === 'pi') {
+      // A session in a transcript file of its own: opened, with its breaks in the Problems view.
+      if (t.ref.path.endsWith('.jsonl') && t.ref.host !== 'capture') {
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(t.ref.path));
         await vscode.window.showTextDocument(doc, { preview: true });
         const report = await diagnostics.diagnose(doc);
@@ -190,14 +191,13 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     },
     'prefixLens.diagnoseActive': async () => {
       const doc = vscode.window.activeTextEditor?.document;
-      if (!doc || !isTranscript(doc)) {
-        void vscode.window.showWarningMessage('Prefix Lens: the active editor is not a session transcript (a Pi .jsonl session file).');
-        return undefined;
-      }
+      const notOne = () => void vscode.window.showWarningMessage('Prefix Lens: the active editor is not a session transcript (a .jsonl session file of Pi, Claude Code, Codex, PI-Desktop or BotHarness).');
+      if (!doc || !isTranscript(doc)) return notOne();
       const report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Prefix Lens: diagnosing the transcript', cancellable: true },
         (_p, token) => diagnostics.diagnose(doc, token).catch((e) => (e instanceof CancelledError ? undefined : Promise.reject(e))),
       );
+      if (report === null) return notOne();
       if (report) {
         void vscode.window.showInformationMessage(`Prefix Lens: ${report.totals.breaks} break(s) in ${report.totals.requests} requests`);
         await vscode.commands.executeCommand('workbench.actions.view.problems');

@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { analyzeSession } from '../core/analyze.js';
-import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders, resolveArg, watchRootsAdding, type DiscoverOptions, type SessionRef } from '../hosts/registry.js';
+import { discoverSessions, findSessions, HOSTS, hostOf, openRef, releaseReaders, recognizeFile, resolveArg, watchRootsAdding, type DiscoverOptions, type SessionRef } from '../hosts/registry.js';
 import { analyzeRefCached } from '../cache/results.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
@@ -46,6 +46,7 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
     return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
   }
   if (msg.op === 'resolve') return { id: msg.id, ok: true, op: 'resolve', refs: await resolveArg(msg.path, msg.opts), ms: took() };
+  if (msg.op === 'recognize') return { id: msg.id, ok: true, op: 'recognize', refs: await recognizeFile(msg.path), ms: took() };
   if (msg.op === 'live-close') {
     followed.delete(msg.key);
     return { id: msg.id, ok: true, op: 'live-close', ms: took() };

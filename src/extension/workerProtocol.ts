@@ -11,6 +11,8 @@ export type WorkerRequest =
   | { id: number; op: 'discover'; opts: DiscoverOptions }
   /** The sessions of one file or folder the user named (any host, recognized as the CLI does). */
   | { id: number; op: 'resolve'; path: string; opts: DiscoverOptions }
+  /** The sessions a host recognizes in a file an editor opened (registry recognizeFile: never Pi by name alone). */
+  | { id: number; op: 'recognize'; path: string }
   | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides; cacheDir?: string }
   /**
    * Follows a session as it grows: the first call (or one with other overrides) reads it in full
@@ -25,6 +27,7 @@ export type WorkerResponse =
   | { id: number; ok: true; op: 'discover'; refs: SessionRef[]; hosts: Array<{ id: string; label: string }>; watchRoots: string[]; ms: number }
   | { id: number; ok: true; op: 'analyze'; sessions: SessionReport[]; ms: number }
   | { id: number; ok: true; op: 'resolve'; refs: SessionRef[]; ms: number }
+  | { id: number; ok: true; op: 'recognize'; refs: SessionRef[]; ms: number }
   /** `opened`: this call read the session in full (a new LiveAnalysis); the step is then `full`. */
   | ({ id: number; ok: true; op: 'live'; opened: boolean; ms: number } & LiveStep)
   | { id: number; ok: true; op: 'live-close'; ms: number }

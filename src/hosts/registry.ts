@@ -472,6 +472,20 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
   return findSessions(arg);
 }
 
+/**
+ * The sessions a host recognizes in one file by its name, place and content, as a walk below a
+ * folder would (never a `.jsonl` taken for Pi only because it was named): what an editor that
+ * opened some `.jsonl` may ask. Checks the hosts in registry order; [] when none claims it or the
+ * file cannot be read.
+ */
+export async function recognizeFile(path: string): Promise<SessionRef[]> {
+  for (const h of HOSTS) {
+    const refs = await h.refsAt(path, false, false).catch(() => null);
+    if (refs?.length) return refs;
+  }
+  return [];
+}
+
 export { CAPTURE_JOINED } from './capturestamp.js';
 
 /**

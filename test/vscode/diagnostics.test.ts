@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { PI_LONG, PI_MAIN, api, testEnv, until } from './helpers.js';
@@ -50,6 +51,28 @@ describe('Problems diagnostics on an opened transcript', () => {
       diags.map((d) => [d.range.start.line + 1, d.code]),
       [[11, 'break']],
     );
+  });
+
+  it('Claude Code and Codex transcripts get theirs too: Claude Code #9 on line 113 (vs #8, line 73), Codex #8 on line 82 (vs #6, line 63)', async () => {
+    const cc = await openAndWait('.claude/projects/-tmp-prefix-lens-cc-lab-project/8aa2b6b2-f6a6-44e7-865a-838c950a6fc6.jsonl');
+    const codex = await openAndWait('.codex/sessions/2026/12/01/rollout-2026-12-01T10-26-03-01a23123-dcf1-7130-9f87-2b10ef481a1c.jsonl');
+    const rows = (diags: vscode.Diagnostic[]) => diags.map((d) => [d.range.start.line + 1, d.code, d.relatedInformation?.map((r) => r.location.range.start.line + 1), /^Cache break at request #(\d+): ([\w-]+)/.exec(d.message)?.slice(1)]);
+    assert.deepEqual(rows(cc.diags), [[113, 'break', [73], ['9', 'history-rewritten']]]);
+    assert.match(cc.diags[0].message, /22,504 tokens re-billed/);
+    assert.deepEqual(rows(codex.diags), [[82, 'break', [63], ['8', 'system-changed']]]);
+    assert.match(codex.diags[0].message, /1,405 tokens re-billed/);
+  });
+
+  it('a .jsonl that no host recognizes gets no entries ("Diagnose Active Transcript" says it is not a transcript)', async () => {
+    const a = await api();
+    const file = join(testEnv.tmp, 'events.jsonl');
+    writeFileSync(file, '{"type":"session","note":"an event log, not a Pi session"}\n{"event":1}\n');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(doc);
+    await a.diagnostics.analyzed(doc.uri);
+    assert.equal(await a.diagnostics.diagnose(doc), null);
+    assert.deepEqual(vscode.languages.getDiagnostics(doc.uri), []);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('hovering a request line shows its verdict', async () => {
