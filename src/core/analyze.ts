@@ -286,8 +286,17 @@ export class SessionJudge {
         a.break = null;
         a.systemChange = null;
       }
+      // Read past the entry's estimated lifetime: the observed read covers the whole entry, so the
+      // provider still held it (a longer lifetime than the request shows, e.g. a 1 h breakpoint a
+      // transcript does not record, or another request refreshed it). The read is the evidence.
+      const full = !alive(best) && !a.break && a.observedRead !== null ? entryFull(lin, best, tokensAt) : 0;
+      const heldPast = full > 0 && a.observedRead! >= full - partialTolerance(lin.family, full);
+      if (heldPast) {
+        a.expectedRead = full;
+        a.notes.push(`read after the entry's estimated lifetime (${Math.round(a.gapMs! / 60000)} min since #${best.req.index}, lifetime ${Math.round(best.ttlMs / 60000)} min): the provider still held it (a longer lifetime than the request shows, or another request refreshed it)`);
+      }
       if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
-      else if (!alive(best) && !a.break) a.verdict = 'ttl-expired';
+      else if (!alive(best) && !a.break && !heldPast) a.verdict = 'ttl-expired';
       else if (a.break) {
         a.verdict = 'break';
         // No live entry: the change is real, but the expired entry could not have been read anyway.
