@@ -176,13 +176,20 @@ describe('OpenCode analysis of the committed recording (exact)', () => {
     assert.match(r.requests[5].causes[0].detail, /compaction/);
   });
 
-  it('phux V2: request #5 (fleet changed, delta seq 2) breaks in system[1] at byte 10808 of the body', async () => {
+  it('phux V2: request #5 (fleet changed, delta seq 2) breaks in system[1] at byte 10808 of the body; from the database, a likely head break', async () => {
     const w = await analyze(ids.sessions.phuxV2, true);
     assert.deepEqual(breaks(w), [[5, 'agent', 'system', 1, 'messages[1].content', 'system-changed+phux-context-in-head']]);
     assert.equal(w.requests[4].break!.byteOffset, 10808);
     assert.match(w.requests[4].break!.after, /kind=\\"delta\\" seq=\\"2\\"/);
-    // the database alone cannot show it: the head is opaque
+    // The database alone does not record the head, but the read stopped inside it (7,424 read of a
+    // head estimated at ~7,821 tokens, the messages unchanged): a likely break in the opaque head,
+    // at the same request (#4 here: the title request is on the wire only). Was: a hit that read
+    // ~439 tokens less than the cache held, no cause.
     const r = await analyze(ids.sessions.phuxV2, false);
     assert.deepEqual(breaks(r), []);
+    assert.deepEqual(r.requests.filter((x) => x.break).map((x) => [x.request.index, x.break!.segment, x.break!.path, x.causes.map((c) => c.kind).join('+')]), [[4, 'head', '(head)', 'system-changed']]);
+    const h = r.requests[3];
+    assert.deepEqual([h.verdict, h.observedRead, h.lostTokens, h.causes.map((c) => c.certainty)], ['break', 7424, 439, ['likely']]);
+    assert.equal(Math.round(r.tokenModel.base['agent|fake|gpt-5-mini|']), 7821);
   });
 });
