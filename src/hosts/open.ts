@@ -8,7 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
-import { readCaptureSession } from './capture/index.js';
+import { readCaptureSessions } from './capture/index.js';
 import { kindOf } from './files.js';
 import { checkSessionNumbers } from './numbers.js';
 import { readOpenCode } from './opencode/index.js';
@@ -67,7 +67,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   if (!st.isDirectory()) throw new Error(`${arg}: ${kindOf(st)}, not a session file or folder; not read`);
   const names = await readdir(arg);
   if (names.includes('opencode.db') || names.includes('storage')) return readOpenCode(arg, opts);
-  if (names.some((n) => n.endsWith('.body.json'))) return [await readCaptureSession(arg)];
+  if (names.some((n) => n.endsWith('.body.json'))) return readCaptureSessions(arg);
   const jsonl = names.filter((n) => n.endsWith('.jsonl')).sort();
   if (jsonl.length) {
     const out: Session[] = [];

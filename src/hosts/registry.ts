@@ -15,7 +15,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { botharnessRef, dshHome, listDshLogs, logOfSessionDir, readBotHarnessSession, releaseBotHarnessDbs } from './botharness/index.js';
-import { readCaptureSession } from './capture/index.js';
+import { readCaptureSessions } from './capture/index.js';
 import type { RequestSource } from './wirematch.js';
 import { CAPTURE_JOINED, capturedBodiesFor, captureRoots } from './capturejoin.js';
 import { checkSessionNumbers } from './numbers.js';
@@ -277,7 +277,7 @@ const capture: HostEntry = {
     return [{ host: 'capture', key: path, path, id: path.slice(path.lastIndexOf('/') + 1), title: null, firstPrompt: null, project: null, mtimeMs: st.mtimeMs, size, parentId: null, stamp: `${bodies.length}:${bodies[bodies.length - 1]}` }];
   },
   async open(ref) {
-    return [await readCaptureSession(ref.path)];
+    return readCaptureSessions(ref.path);
   },
   watchRoots: (opts) => opts.paths?.capture ?? [],
 };

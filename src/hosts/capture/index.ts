@@ -12,6 +12,8 @@ import { parseWireBody } from '../../core/wire.js';
 import { z } from 'zod';
 import { parseBounded } from '../../core/depth.js';
 import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '../files.js';
+import { sessionOf } from '../../capture/server.js';
+import { bodyFirstMessageHash } from '../wirematch.js';
 
 /** The parts of a recorder `.meta.json` we use; everything else is ignored. */
 const MetaSchema = z.looseObject({
@@ -140,20 +142,88 @@ function recordedKind(k: string | undefined): LlmRequest['kind'] | undefined {
 
 /**
  * Heuristic kind of a body: summarization prompts and title prompts have no tools. Only the
- * body's start is read (8000 UTF-16 units never take more than 32000 UTF-8 bytes).
+ * body's start is read (8000 UTF-16 units never take more than 32000 UTF-8 bytes), and its end:
+ * a compaction prompt that follows the history comes last (Codex's "CONTEXT CHECKPOINT
+ * COMPACTION … handoff summary", sent without tools: recorded body 008).
  */
 function kindOf(body: Uint8Array, hasTools: boolean): LlmRequest['kind'] {
   if (hasTools) return 'agent';
-  const text = new TextDecoder().decode(body.subarray(0, 32000));
+  const decoder = new TextDecoder();
+  const text = decoder.decode(body.subarray(0, 32000));
   if (/title/i.test(text.slice(0, 4000)) && /generate|title for/i.test(text.slice(0, 4000))) return 'title';
-  return /summar/i.test(text.slice(0, 8000)) ? 'summary' : 'agent';
+  if (/summar/i.test(text.slice(0, 8000))) return 'summary';
+  return /summar/i.test(decoder.decode(body.subarray(Math.max(0, body.length - 8000)))) ? 'summary' : 'agent';
 }
 
 /** Reads a capture folder as one wire-evidence session. Bad bodies become diagnostics. */
 export async function readCaptureSession(dir: string): Promise<Session> {
+  const { requests, diagnostics } = await captureRequests(dir);
+  requests.forEach((x, i) => (x.req.index = i + 1));
+  return { host: 'capture', id: basename(dir), path: dir, requests: requests.map((x) => x.req), diagnostics, ignored: {}, events: [] };
+}
+
+/**
+ * Reads a capture folder as the conversations its bodies name, each a wire-evidence session of
+ * its own, so that no conversation is judged against another's cache entries (a recorder's
+ * folder, or a capture day folder, holds several; a sub-agent's tools differ from its parent's).
+ * A body names its conversation by the session header the host sent (the capture proxy's meta
+ * `sessionId`, else the saved request headers: `x-claude-code-session-id`, OpenCode's
+ * `x-session-id`, Codex's `session-id`) and, within it, by its agent: Claude Code's
+ * `x-claude-code-agent-id` header (or `cc_is_subagent=true` in its billing header), Codex's
+ * `client_metadata.thread_id` when it is not the session's own id. The first conversation is the
+ * folder's session (id = the folder's name, as readCaptureSession, which it equals when there is
+ * one conversation); the others follow in order of their first body, named by their agent or
+ * session id, a sub-agent with `parentId` = the session whose id its bodies send when that is the
+ * first conversation's. Bodies naming nothing belong to the first conversation.
+ */
+export async function readCaptureSessions(dir: string): Promise<Session[]> {
+  const { requests, diagnostics } = await captureRequests(dir);
+  const groups = new Map<string, { session: string; agent: string; reqs: LlmRequest[] }>();
+  for (const { req, session, agent } of requests) {
+    const key = `${session}\u0000${agent}`;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = { session, agent, reqs: [] }));
+    g.reqs.push(req);
+  }
+  const all = [...groups.values()];
+  // Bodies naming nothing go with the first conversation that names something (or stand alone).
+  const first = all.find((g) => g.session || g.agent) ?? all[0];
+  const bare = all.find((g) => !g.session && !g.agent);
+  if (bare && first && bare !== first) first.reqs = [...bare.reqs, ...first.reqs].sort((a, b) => a.index - b.index);
+  const out: Session[] = [];
+  for (const g of all) {
+    if (g === bare && bare !== first) continue;
+    g.reqs.forEach((r, i) => (r.index = i + 1));
+    const main = g === first;
+    const id = main ? basename(dir) : g.agent || g.session;
+    const s: Session = { host: 'capture', id, path: dir, requests: g.reqs, diagnostics: main ? diagnostics : [], ignored: {}, events: [] };
+    if (!main) s.title = g.agent ? `sub-agent ${g.agent}` : `session ${g.session}`;
+    if (!main && g.agent && first && g.session === first.session) s.parentId = basename(dir);
+    out.push(s);
+  }
+  if (!out.length) out.push({ host: 'capture', id: basename(dir), path: dir, requests: [], diagnostics, ignored: {}, events: [] });
+  return out;
+}
+
+/** The conversation a body names (see readCaptureSessions): its session and agent, '' when it names none. */
+function conversationOf(body: CapturedBody, w: ReturnType<typeof parseWireBody>): { session: string; agent: string } {
+  const meta = body.meta as (Record<string, unknown> & { sessionId?: unknown; headers?: unknown }) | null;
+  const headers = meta?.headers && typeof meta.headers === 'object' ? (meta.headers as Record<string, string | string[] | undefined>) : {};
+  const session = typeof meta?.sessionId === 'string' && meta.sessionId ? meta.sessionId : (sessionOf(headers)?.value ?? '');
+  const agentHeader = headers['x-claude-code-agent-id'];
+  if (typeof agentHeader === 'string' && agentHeader) return { session, agent: agentHeader };
+  const billing = w.blocks.find((b) => b.segment === 'system');
+  if (billing && new TextDecoder().decode(billing.bytes).includes('cc_is_subagent=true')) {
+    return { session, agent: `sub-agent-${(bodyFirstMessageHash(w.blocks) ?? '').slice(0, 12)}` };
+  }
+  return { session, agent: w.thread !== undefined && w.thread !== session ? w.thread : '' };
+}
+
+/** Every readable body of a folder as a request (send order), with the conversation it names. */
+async function captureRequests(dir: string): Promise<{ requests: Array<{ req: LlmRequest; session: string; agent: string }>; diagnostics: Diagnostic[] }> {
   const bodies = await readCaptureDir(dir);
   const diagnostics: Diagnostic[] = [];
-  const requests: LlmRequest[] = [];
+  const requests: Array<{ req: LlmRequest; session: string; agent: string }> = [];
   for (const body of bodies) {
     if (body.metaError) {
       const file = body.file.replace(/\.body\.json$/, '.meta.json');
@@ -183,10 +253,10 @@ export async function readCaptureSession(dir: string): Promise<Session> {
       if (ended !== null) req.responseEndMs = ended;
       const status = body.meta?.status;
       if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
-      requests.push(req);
+      requests.push({ req, ...conversationOf(body, w) });
     } catch (e) {
       diagnostics.push({ file: body.file, line: 1, message: `not a request body: ${(e as Error).message}`, severity: 'error' });
     }
   }
-  return { host: 'capture', id: basename(dir), path: dir, requests, diagnostics, ignored: {}, events: [] };
+  return { requests, diagnostics };
 }
