@@ -22,7 +22,7 @@ import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { releaseBetweenSessions } from '../cli/memory.js';
 import { entryFile, identityWithRules, rulesHash, sameIdentity, type Identity } from './identity.js';
-import { analyzePiWithState, dropTail, saveTail } from './tail.js';
+import { analyzePiWithState, continueReport, dropTail, loadTail, saveTail, type TailBody } from './tail.js';
 
 export { defaultCacheDir, entryFile, sameIdentity, type Identity } from './identity.js';
 
@@ -41,6 +41,12 @@ export interface CacheOptions {
   analyze?: (ref: SessionRef, rules: ProviderRules) => Promise<SessionReport[]>;
   /** Called with 'hit' or 'miss' (statistics, tests). */
   onResult?: (kind: 'hit' | 'miss', ref: SessionRef) => void;
+  /**
+   * Set when `analyze` reads a ref as `openRef(ref, { env })` and analyzes it with `rules` as
+   * analyzeRefUncached does (the extension's worker): a Pi session without captured bodies under
+   * `env` then gets a continuation state too (tail.ts), as with the default `analyze`.
+   */
+  continuable?: { env: NodeJS.ProcessEnv };
 }
 
 /** Reads and analyzes a ref in this thread (the cache's default `analyze`). */
@@ -67,9 +73,17 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
     return hit;
   }
   opts.onResult?.('miss', ref);
-  // A Pi session (no captured bodies, own analysis): also the state a later run continues from (tail.ts).
-  const stateful = !opts.analyze && ref.host === 'pi' && id !== null && id.captures === null && id.size !== null;
-  const withState = stateful ? await analyzePiWithState(ref, { rules }) : null;
+  // A Pi session without captured bodies: continued from the state saved with the entry of the
+  // bytes it grew from (tail.ts: only the appended lines read), else read in full saving one.
+  const stateful = await continuableRef(ref, id, rules, opts);
+  let withState: { reports: SessionReport[]; state: TailBody | null } | null = null;
+  if (stateful && id) {
+    const state = await loadTail(opts.cacheDir, ref.key);
+    const saved = state && (await lookup(file, state.identity));
+    const c = state && saved?.length === 1 ? await continueReport(ref, state, saved[0], id, { rules }) : null;
+    if (c) withState = { reports: [c.report], state: c.state };
+  }
+  if (stateful && !withState) withState = await analyzePiWithState(ref, { rules });
   const reports = withState ? withState.reports : await (opts.analyze ?? analyzeRefUncached)(ref, rules);
   // The file may have changed while it was read: store only under the identity seen before and after.
   const after = id && (await identityOf(ref, rules));
@@ -79,6 +93,16 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
     else if (stateful) await dropTail(opts.cacheDir, ref.key);
   }
   return reports;
+}
+
+/** True when a ref's analysis may save and continue a state (tail.ts): a Pi file, no captured bodies, the plain analysis. */
+async function continuableRef(ref: SessionRef, id: Identity | null, rules: ProviderRules, opts: CacheOptions): Promise<boolean> {
+  if (ref.host !== 'pi' || !id || id.captures !== null || id.size === null) return false;
+  if (!opts.analyze) return true;
+  if (!opts.continuable) return false;
+  // The caller's environment names the capture folders its analysis joins: none may hold bodies of this session.
+  const own = await identityWithRules(ref, id.rules, opts.continuable.env);
+  return own !== null && own.captures === null;
 }
 
 /**

@@ -458,15 +458,26 @@ async function readBlock(out: CachedOutput, index: number): Promise<Buffer> {
 /** Lines of a session's `--json` block as JsonReportWriter writes them (pipeline.ts sessionJsonLines, here to avoid a cycle). */
 type LinesOf = (s: SessionReport, pad: string) => Iterable<string>;
 
+/** What continuing a state gave, before it is rendered (continueCore). */
+interface Core {
+  /** The session report's header (sessionReport's keys and order; `requests` empty). */
+  head: SessionReport;
+  /** Entries of the appended requests. */
+  fresh: RequestReport[];
+  /** Requests judged before (the saved block's). */
+  count: number;
+  next: TailBody | null;
+  appended: number;
+  unreadable: boolean;
+}
+
 /**
  * Continues a Pi session from its saved state: reads only the lines appended after the state's
- * offset, judges only the appended requests, and renders the session's `--json` block with the
- * earlier requests' lines copied from `saved` (the output entry written with the state).
- * @param now the file's identity now (the new output entry's)
- * @param linesOf pipeline.ts sessionJsonLines
- * @returns null when the state does not apply or the session cannot be continued (a full read then)
+ * offset and judges only the appended requests. Null when the state does not apply or the session
+ * cannot be continued (a full read then; `lastMiss` says why).
+ * @param now the file's identity now (the new entries')
  */
-export async function continuePi(ref: SessionRef, state: TailState, saved: Buffer, now: Identity, linesOf: LinesOf, opts: TailOptions = {}): Promise<Continued | null> {
+async function continueCore(ref: SessionRef, state: TailState, now: Identity, opts: TailOptions): Promise<Core | null> {
   const rules = opts.rules ?? defaultRules;
   const old = state.identity;
   // Same build, rules, key and host; no captured bodies; the file grew from the saved bytes.
@@ -497,16 +508,14 @@ export async function continuePi(ref: SessionRef, state: TailState, saved: Buffe
     for (const r of appended) if (calibration.add(r)) moved = true;
     if (moved && !sameTokenModel(calibration.model(), judge.tokenModel)) return miss('the token model moved');
     for (const r of appended) judge.push(r);
-    const fresh = judge.requests.slice(count);
-    const reports: RequestReport[] = fresh.map((r) => requestReport({ requests: judge.requests }, r));
-    if (reports.some((r) => r.hostMiss !== undefined || r.systemShape !== undefined)) return miss('host verdicts or system shapes');
-    const sums = reportSums(fresh, state.report);
+    const fresh = judge.requests.slice(count).map((r) => requestReport({ requests: judge.requests }, r));
+    if (fresh.some((r) => r.hostMiss !== undefined || r.systemShape !== undefined)) return miss('host verdicts or system shapes');
+    const sums = reportSums(judge.requests.slice(count), state.report);
     // The header as sessionReport builds it (same keys, same order), its sums from the state.
     const head = sessionReport({ session: { ...session, requests: [] }, requests: [], tokenModel: judge.tokenModel, totals: totalsOf(sums.sums) }, rules);
     head.models = sums.models;
     head.evidence = sums.evidence;
     if (!continuable(head)) return miss('session-wide report parts');
-    const chunks = splice(head, reports, requestSection(saved, count), linesOf);
     // The state after the appended lines (for the next growth).
     const writer = new ChainWriter();
     const lastReq = appended[appended.length - 1];
@@ -520,11 +529,46 @@ export async function continuePi(ref: SessionRef, state: TailState, saved: Buffe
     const next = bodyOf(pi, judge, calibration, sums, writer);
     const unreadable = sums.sums.requests === 0 && session.diagnostics.some((d) => d.severity === 'error');
     continuedRuns++;
-    return { chunks, requests: sums.sums.requests, state: next, appended: appended.length, unreadable };
+    return { head, fresh, count, next, appended: appended.length, unreadable };
   } catch (e) {
     // NeedsFullRead, or a state whose parts do not fit together: a full read.
     return miss(e instanceof Error ? e.message : String(e));
   }
+}
+
+/**
+ * Continues a Pi session from its saved state (continueCore) and renders the session's `--json`
+ * block with the earlier requests' lines copied from `saved` (the output entry written with the
+ * state).
+ * @param now the file's identity now (the new output entry's)
+ * @param linesOf pipeline.ts sessionJsonLines
+ * @returns null when the state does not apply or the session cannot be continued (a full read then)
+ */
+export async function continuePi(ref: SessionRef, state: TailState, saved: Buffer, now: Identity, linesOf: LinesOf, opts: TailOptions = {}): Promise<Continued | null> {
+  const c = await continueCore(ref, state, now, opts);
+  if (!c) return null;
+  let section: Buffer;
+  try {
+    section = requestSection(saved, c.count);
+  } catch (e) {
+    return miss(e instanceof Error ? e.message : String(e));
+  }
+  const chunks = splice(c.head, c.fresh, section, linesOf);
+  return { chunks, requests: c.count + c.fresh.length, state: c.next, appended: c.appended, unreadable: c.unreadable };
+}
+
+/**
+ * Continues a Pi session from its saved state (continueCore) into its report entry: `saved` is
+ * the report the result entry holds for the state's identity (its requests are kept as they are).
+ * @returns the report and the new state, or null (a full read then)
+ */
+export async function continueReport(ref: SessionRef, state: TailState, saved: SessionReport, now: Identity, opts: TailOptions = {}): Promise<{ report: SessionReport; state: TailBody | null } | null> {
+  if (saved.requests.length !== state.judge.count) return miss('the saved report does not fit the state');
+  const c = await continueCore(ref, state, now, opts);
+  if (!c) return null;
+  const report = c.head;
+  report.requests = saved.requests.concat(c.fresh);
+  return { report, state: c.next };
 }
 
 /**

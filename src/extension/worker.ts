@@ -94,8 +94,9 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   };
   let reports: SessionReport[];
   try {
-    // The shared result cache (src/cache/results.ts, as the CLI uses it) unless wire bodies are given.
-    reports = msg.cacheDir && !msg.requestsDir ? await analyzeRefCached(msg.ref, { cacheDir: msg.cacheDir, rules, analyze }) : await analyze(msg.ref, rules);
+    // The shared result cache (src/cache/results.ts, as the CLI uses it) unless wire bodies are given;
+    // `analyze` is the plain one (openRef with msg.env), so a grown Pi session continues from its saved state.
+    reports = msg.cacheDir && !msg.requestsDir ? await analyzeRefCached(msg.ref, { cacheDir: msg.cacheDir, rules, analyze, continuable: { env: msg.env } }) : await analyze(msg.ref, rules);
   } finally {
     // A database stays open between reads only within one job: the next job sees its newest rows.
     releaseReaders();

@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { identityWithRules, rulesHash, type Identity } from '../../../src/cache/identity.js';
-import { analyzePiWithState, continuePi, lastMiss, parseTail, TAIL_FORMAT, type TailBody, type TailState } from '../../../src/cache/tail.js';
+import { analyzePiWithState, continuePi, continueReport, lastMiss, parseTail, TAIL_FORMAT, type TailBody, type TailState } from '../../../src/cache/tail.js';
 import { defaultRules } from '../../../src/core/rules.js';
 import { piRef } from '../../../src/hosts/pi/discover.js';
 import { openRef, type SessionRef } from '../../../src/hosts/registry.js';
 import { renderSession, sessionJsonLines } from '../../../src/cli/pipeline.js';
-import { sessionReport } from '../../../src/report/json.js';
+import { sessionReport, type SessionReport } from '../../../src/report/json.js';
 import { attachPhux } from '../../../src/report/phux.js';
 import { jsonText } from '../../../src/sanitize.js';
 import { writeSession } from '../../../scripts/bench/corpus.js';
@@ -54,17 +54,24 @@ async function fullBlock(file: string, limit?: number): Promise<Buffer> {
 }
 
 /** What a first run saves: the block it printed and the serialized state (null when none). */
-async function firstRun(file: string, limit?: number): Promise<{ block: Buffer; state: string | null }> {
+async function firstRun(file: string, limit?: number): Promise<Saved> {
   const ref = await refOf(file);
   const id = await idOf(ref);
   const r = await analyzePiWithState(ref, { calibrationLimit: limit });
   assert.ok(r, `${file}: read as a full read does`);
   const block = bytesOf((await renderSession(r.reports[0], jsonText)).chunks);
-  return { block, state: r.state ? JSON.stringify({ ...r.state, identity: id } satisfies TailState) : null };
+  return { block, state: r.state ? JSON.stringify({ ...r.state, identity: id } satisfies TailState) : null, report: JSON.stringify(r.reports[0]) };
+}
+
+/** What a run leaves for the next: its `--json` block, its state (serialized) and its report entry (as the result cache stores it). */
+interface Saved {
+  block: Buffer;
+  state: string | null;
+  report: string;
 }
 
 /** A later run from a saved state (parsed anew: nothing shared with the run that saved it). */
-async function laterRun(file: string, saved: { block: Buffer; state: string | null }, limit?: number) {
+async function laterRun(file: string, saved: Saved, limit?: number, objects = false): Promise<(Saved & { appended: number }) | null> {
   const ref = await refOf(file);
   const state = saved.state === null ? null : parseTail(saved.state);
   if (saved.state !== null) assert.ok(state, 'the saved state parses and validates');
@@ -76,7 +83,15 @@ async function laterRun(file: string, saved: { block: Buffer; state: string | nu
     return null;
   }
   const body: TailBody | null = c.state;
-  return { block: bytesOf(c.chunks), state: body ? JSON.stringify({ ...body, identity: now }) : null, appended: c.appended };
+  let report = '';
+  if (objects) {
+    // The result cache's path: the saved report entry continued as objects, from the state parsed anew.
+    const o = await continueReport(ref, parseTail(saved.state!)!, JSON.parse(saved.report) as SessionReport, now, { calibrationLimit: limit });
+    assert.ok(o, `objects path continued as the bytes path did (${lastMiss})`);
+    assert.ok(bytesOf((await renderSession(o.report, jsonText)).chunks).equals(bytesOf(c.chunks)), 'objects path = bytes path');
+    report = JSON.stringify(o.report);
+  }
+  return { block: bytesOf(c.chunks), state: body ? JSON.stringify({ ...body, identity: now }) : null, appended: c.appended, report };
 }
 
 /** Why later runs fell back, with counts (printed when a test asks for a share of continued runs). */
@@ -92,7 +107,7 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
    * continues from the previous run's saved output and state; every run's block must equal a full
    * analysis of the file at that moment. @returns how many runs continued (the others fell back)
    */
-  async function grow(name: string, text: Buffer, cuts: number[], limit?: number): Promise<{ continued: number; runs: number; withState: number }> {
+  async function grow(name: string, text: Buffer, cuts: number[], limit?: number, objects = false): Promise<{ continued: number; runs: number; withState: number }> {
     const file = join(dir, name);
     writeFileSync(file, text.subarray(0, cuts[0]));
     let saved = await firstRun(file, limit);
@@ -103,11 +118,11 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
       appendFileSync(file, text.subarray(cuts[i - 1], cuts[i]));
       if (saved.state !== null) withState++;
       const full = await fullBlock(file, limit);
-      const later = await laterRun(file, saved, limit);
+      const later = await laterRun(file, saved, limit, objects);
       if (later) {
         continued++;
         assert.equal(later.block.toString('utf8'), full.toString('utf8'), `${name}: continued at byte ${cuts[i]} (from ${cuts[i - 1]})`);
-        saved = { block: later.block, state: later.state };
+        saved = { block: later.block, state: later.state, report: later.report };
       } else saved = await firstRun(file, limit);
     }
     return { continued, runs: cuts.length - 1, withState };
@@ -127,7 +142,7 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     for (const f of RECORDINGS) {
       const text = readFileSync(f);
       const ends = lineEnds(text);
-      const r = await grow(`rec-${runs}.jsonl`, text, [ends[1], ...ends.slice(2)], 4);
+      const r = await grow(`rec-${runs}.jsonl`, text, [ends[1], ...ends.slice(2)], 4, true);
       total += r.continued;
       runs += r.withState;
       stated.push(r.withState);
@@ -210,11 +225,11 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     const msg = changed.nodes.find((n) => n.b.text !== undefined)!;
     msg.b.text = `${msg.b.text!} `;
     appendFileSync(file, text.subarray(at, ends[ends.length - 5]));
-    assert.equal(await laterRun(file, { block: saved.block, state: JSON.stringify(changed) }, 4), null, 'chain does not hash as saved');
+    assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(changed) }, 4), null, 'chain does not hash as saved');
     // Another build (the analysis code's identity differs).
     const other = structuredClone(obj);
     other.identity = { ...other.identity, code: 'another-build' };
-    assert.equal(await laterRun(file, { block: saved.block, state: JSON.stringify(other) }, 4), null, 'another build');
+    assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(other) }, 4), null, 'another build');
     // The control again, from the untouched state.
     assert.ok(await laterRun(file, saved, 4));
   });

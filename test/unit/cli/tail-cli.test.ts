@@ -10,6 +10,13 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tail from '../../../src/cache/tail.js';
+import { analyzeRefCached, analyzeRefUncached } from '../../../src/cache/results.js';
+import { analyzeSession } from '../../../src/core/analyze.js';
+import { defaultRules } from '../../../src/core/rules.js';
+import { piRef } from '../../../src/hosts/pi/discover.js';
+import { openRef, type SessionRef } from '../../../src/hosts/registry.js';
+import { sessionReport } from '../../../src/report/json.js';
+import { attachPhux } from '../../../src/report/phux.js';
 import { main } from '../../../src/cli/main.js';
 import { oneMoreRequest, writeSession } from '../../../scripts/bench/corpus.js';
 
@@ -75,5 +82,37 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     const again = await run(input);
     assert.equal(tail.continuedRuns, n1 + 1);
     assert.equal(again.text, (await run('--no-cache', input)).text);
+  });
+
+  it('text mode and the result cache (the extension worker\'s call) continue too, from the result entry and the state', async () => {
+    const input = join(dir, 'in');
+    const text = async (...args: string[]) => {
+      const out: string[] = [];
+      const code = await main(['analyze', ...args], (s) => out.push(s), () => {}, process.cwd());
+      return { code, text: out.join('\n') };
+    };
+    // A text run after an append: the result entry missed, continued from the state saved with it.
+    await text(input);
+    appendFileSync(big, oneMoreRequest(big, 30));
+    const n0 = tail.continuedRuns;
+    const later = await text(input);
+    assert.equal(tail.continuedRuns, n0 + 1, `text mode continued (${tail.lastMiss})`);
+    assert.equal(later.text, (await text('--no-cache', input)).text);
+    // The extension's call: its own analysis function, declared plain (continuable), its rules.
+    const cacheDir = join(dir, 'ext-cache');
+    const ref = (await piRef(big, true)) as SessionRef;
+    const env = { ...process.env };
+    const analyze = async (r: SessionRef, rules: typeof defaultRules) => (await openRef(r, { env })).map((s) => attachPhux(sessionReport(analyzeSession(s, rules), rules), s));
+    const opts = { cacheDir, rules: defaultRules, analyze, continuable: { env } };
+    await analyzeRefCached(ref, opts);
+    appendFileSync(big, oneMoreRequest(big, 31));
+    const n1 = tail.continuedRuns;
+    const grown = await analyzeRefCached((await piRef(big, true)) as SessionRef, opts);
+    assert.equal(tail.continuedRuns, n1 + 1, `the result cache continued (${tail.lastMiss})`);
+    assert.equal(JSON.stringify(grown), JSON.stringify(await analyzeRefUncached((await piRef(big, true)) as SessionRef)));
+    // Without `continuable`, a caller's own analysis is never replaced: no state.
+    const other = join(dir, 'other-cache');
+    await analyzeRefCached(ref, { cacheDir: other, analyze });
+    assert.deepEqual(readdirSync(join(other, 'v2')).filter((f) => f.endsWith('.tail')), []);
   });
 });
