@@ -64,6 +64,16 @@ export async function bodyFiles(src: RequestSource): Promise<Array<{ file: strin
   });
 }
 
+/**
+ * The diagnostic for a `--requests` folder that holds no `*.body.json` at all (a wrong folder, or
+ * another recorder's layout): the requests stay reconstructed, and the user is told why. Null for
+ * a folder with bodies, and for the capture join's lists (never empty).
+ */
+export function noBodiesDiagnostic(src: RequestSource, count: number): Diagnostic | null {
+  if (typeof src !== 'string' || count > 0) return null;
+  return { file: src, line: 0, severity: 'warning', message: `no captured request bodies (*.body.json) in ${src}: the requests are reconstructed from the transcript` };
+}
+
 /** Reads the bodies of a source in send order; unreadable or non-JSON bodies become diagnostics. */
 export async function readBodies(src: RequestSource, diagnostics: Diagnostic[]): Promise<CapturedRequest[]> {
   const out: CapturedRequest[] = [];
@@ -124,6 +134,8 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
     const d: Diagnostic = { file: dir, line: 1, severity: 'error', message: `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed` };
     return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, d] } : s));
   }
+  const none = noBodiesDiagnostic(src, bodies.length);
+  if (none) return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, ...diagnostics, none] } : s));
   const all = sessions.flatMap((s, si) => s.requests.map((r) => ({ si, r })));
   const bodyOf = new Map<LlmRequest, CapturedRequest>();
   const taken = new Set<CapturedRequest>();

@@ -30,7 +30,7 @@ import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, readRegularFile } from '../files.js';
 import { readMetaObject } from '../meta.js';
 import { findContextMessages, PHUX_COMPACTION_HOOK_PREFIX } from '../../phux/context.js';
-import { bodyFiles, sourceLabel, type RequestSource } from '../wirematch.js';
+import { bodyFiles, noBodiesDiagnostic, sourceLabel, type RequestSource } from '../wirematch.js';
 import type { Reconstruction } from './normalize.js';
 
 /** One captured body. */
@@ -128,6 +128,11 @@ export async function withWire(recons: Reconstruction[], src: RequestSource): Pr
   } catch (e) {
     const message = `cannot read captured request bodies: ${e instanceof Error ? e.message : String(e)}; requests reconstructed`;
     for (const r of recons) r.session.diagnostics.push({ file: label, line: 1, severity: 'error', message });
+    return;
+  }
+  const none = noBodiesDiagnostic(src, bodies.length);
+  if (none) {
+    for (const r of recons) r.session.diagnostics.push(none);
     return;
   }
   const providers = new Map<string, string>();

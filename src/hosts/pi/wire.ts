@@ -25,7 +25,7 @@ import { basename, join } from 'node:path';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, fileErrorText, readRegularText, readRegularFile } from '../files.js';
 import { readMetaObject } from '../meta.js';
-import { bodyFiles, sourceLabel, type RequestSource } from '../wirematch.js';
+import { bodyFiles, noBodiesDiagnostic, sourceLabel, type RequestSource } from '../wirematch.js';
 import { depthMessage, parseBounded } from '../../core/depth.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest } from '../../core/model.js';
@@ -235,6 +235,11 @@ export function matchBodies(bodies: PiBody[], assistants: Assistant[]): Map<PiEn
 export async function wireRequests(read: PiRead, recon: Reconstruction, src: RequestSource, diagnostics: Diagnostic[]): Promise<LlmRequest[]> {
   const bodies = await readPiBodies(src, diagnostics);
   const dir = sourceLabel(src);
+  const none = noBodiesDiagnostic(src, bodies.length);
+  if (none) {
+    diagnostics.push(none);
+    return recon.requests;
+  }
   const assistants: Assistant[] = [...recon.byEntry].map(([rec, r]) => ({
     rec,
     api: r.api,
