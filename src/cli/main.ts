@@ -19,6 +19,7 @@ import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { watchSessions } from './watch.js';
+import type { NextSession } from './memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
 import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
@@ -344,8 +345,8 @@ async function run(
     // Hits are answered here; the workers start with the first miss.
     const start = () => (pool ??= new WorkerPool(n, noCache ? null : cacheDir));
     // --json: the worker renders the text (its bytes are transferred, not the report objects).
-    const analyze = async (ref: SessionRef) =>
-      (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (json ? start().analyze(ref, true) : start().analyze(ref));
+    const analyze = async (ref: SessionRef, next: NextSession) =>
+      (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (json ? start().analyze(ref, true, next) : start().analyze(ref, false, next));
     return { analyze, ahead: n };
   };
   // A run the warm entry can answer next time (warm.ts): what discovery can see is stamped

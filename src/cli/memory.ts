@@ -12,8 +12,22 @@
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+const MiB = 1024 * 1024;
 /** Heap growth since the last collection here that makes the next one worth it (bytes). */
-const GROWTH = 48 * 1024 * 1024;
+const GROWTH = 48 * MiB;
+/** Heap growth below which a collection is never worth it, whatever session comes next (bytes). */
+const FLOOR = 4 * MiB;
+/**
+ * Heap a session holds at its peak per byte of its file, about (the 100 MiB Pi session: ~4 at
+ * the read's last full collection, 406 MiB committed; the bench corpus's 8.6 MiB one: ~5).
+ */
+const HEAP_PER_BYTE = 4;
+
+/** The session about to start and the largest one of the run: bytes of their files (budget.ts refBytes). */
+export interface NextSession {
+  bytes: number;
+  largest: number;
+}
 
 let gc: (() => void) | null | undefined;
 let usedAfter = 0;
@@ -37,12 +51,20 @@ function gcFunction(): (() => void) | null {
 
 /**
  * Called between sessions (nothing of the previous one still referenced): collects the heap when
- * it grew by more than GROWTH since the last collection here.
+ * it grew by more than GROWTH since the last collection here; with `next`, already when the
+ * growth and the next session's peak (HEAP_PER_BYTE × its bytes) would hold more than the
+ * largest session's peak alone (but not for less than FLOOR). So a large session starts on a
+ * collected heap, and the peak of a run is that of its largest session, not of whichever large
+ * session met the most garbage (one thread, 8× the bench corpus: 16–19 MiB over 1×).
+ * `'idle'`: the thread has nothing to do until its next session (a worker that replied), and
+ * keeps no more than FLOOR of garbage meanwhile: the sessions of other threads then run beside
+ * a collected heap, not beside whatever this one last left.
  * @returns true when it collected
  */
-export function releaseBetweenSessions(): boolean {
+export function releaseBetweenSessions(next?: NextSession | 'idle'): boolean {
   const used = getHeapStatistics().used_heap_size;
-  if (used - usedAfter < GROWTH) return false;
+  const allowed = next === 'idle' ? FLOOR : next ? Math.min(GROWTH, Math.max(FLOOR, HEAP_PER_BYTE * (next.largest - next.bytes))) : GROWTH;
+  if (used - usedAfter < allowed) return false;
   const f = gcFunction();
   if (!f) return false;
   f();

@@ -12,7 +12,7 @@ import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { analyzeRefUncached } from '../cache/results.js';
-import { releaseBetweenSessions } from './memory.js';
+import { releaseBetweenSessions, type NextSession } from './memory.js';
 import { ByteBudget, refBytes } from './budget.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
@@ -35,8 +35,9 @@ export interface PipelineOptions {
    * Parallel analysis for an input of `refs` sessions (e.g. a worker pool), or undefined to stay
    * sequential: up to `ahead` refs are analyzed ahead of the one being yielded, as long as the
    * refs in flight hold no more bytes together than the input's largest ref (ByteBudget).
+   * `analyze` gets the ref's bytes and the largest's, for the collection before it (memory.ts).
    */
-  parallel?: (refs: number) => { analyze: (ref: SessionRef) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
+  parallel?: (refs: number) => { analyze: (ref: SessionRef, next: NextSession) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
 }
 
 /** The report entry of one read session (analysis + phux context stream). */
@@ -125,24 +126,23 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       }
       const todo = refs.filter((r) => !seen.has(r.key) && seen.add(r.key));
       const par = todo.length > 1 ? opts.parallel?.(todo.length) : undefined;
-      const analyzeOne = par?.analyze ?? analyze;
-      const run = async (ref: SessionRef): Promise<RefResult> => {
+      // A window of analyses in flight, within the byte budget; results are yielded in ref order.
+      const bytes = refBytes(todo);
+      let largest = 0;
+      for (const b of bytes) if (b > largest) largest = b;
+      const run = async (ref: SessionRef, b: number): Promise<RefResult> => {
         const output = await opts.cachedOutput?.(ref);
         if (output) return { ref, output };
         const continued = await opts.continued?.(ref);
         if (continued) return { ref, rendered: continued };
-        const r = await analyzeOne(ref);
+        const r = await (par ? par.analyze(ref, { bytes: b, largest }) : analyze(ref));
         return Array.isArray(r) ? { ref, reports: r } : { ref, rendered: r.rendered };
       };
-      // A window of analyses in flight, within the byte budget; results are yielded in ref order.
-      const bytes = par ? refBytes(todo) : todo.map(() => 0);
-      let largest = 0;
-      for (const b of bytes) if (b > largest) largest = b;
       const budget = new ByteBudget(largest);
       const window: Array<{ result: Promise<RefResult | Error>; bytes: number }> = [];
       const start = (ref: SessionRef, b: number) => {
         budget.take(b);
-        window.push({ result: run(ref).catch((e: unknown) => new Error(`${ref.path}: ${(e as Error).message}`)), bytes: b });
+        window.push({ result: run(ref, b).catch((e: unknown) => new Error(`${ref.path}: ${(e as Error).message}`)), bytes: b });
       };
       let i = 0;
       while (i < todo.length || window.length) {
@@ -154,7 +154,8 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
         // The consumer is done with it: nothing of this session is referenced any more.
         r = null;
         budget.free(head.bytes);
-        releaseBetweenSessions();
+        // In this thread, the next session starts right after (sequential): sized for it.
+        releaseBetweenSessions(!par && i < todo.length ? { bytes: bytes[i], largest } : undefined);
       }
     }
   } finally {

@@ -14,7 +14,7 @@ import { releaseReaders } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
 import { jsonText } from '../sanitize.js';
 import { renderSession, type RenderedSession } from './pipeline.js';
-import { releaseBetweenSessions } from './memory.js';
+import { releaseBetweenSessions, type NextSession } from './memory.js';
 
 /**
  * A job for a worker: one ref, analyzed through the cache folder when given; `json`: reply with
@@ -26,6 +26,8 @@ interface Job {
   ref: SessionRef;
   cacheDir: string | null;
   json?: boolean;
+  /** The ref's bytes and the run's largest (memory.ts: the collection before it). */
+  next?: NextSession;
 }
 
 type Reply =
@@ -59,6 +61,8 @@ export function isAnalysisWorker(): boolean {
 /** The worker's loop: analyze each job, reply, release the readers' state between jobs. */
 export function workerMain(): void {
   parentPort!.on('message', (job: Job) => {
+    // Before a large session, the garbage of the ones before it is collected (memory.ts).
+    releaseBetweenSessions(job.next);
     const run = job.cacheDir ? analyzeRefCached(job.ref, { cacheDir: job.cacheDir }) : analyzeRefUncached(job.ref);
     void run
       .then(
@@ -72,7 +76,7 @@ export function workerMain(): void {
         (e: unknown) => parentPort!.postMessage({ id: job.id, ok: false, error: e instanceof Error ? e.message : String(e) } satisfies Reply),
       )
       // The session's objects are unreferenced once the reply is posted (its bytes were transferred).
-      .then(() => setImmediate(releaseBetweenSessions));
+      .then(() => setImmediate(() => releaseBetweenSessions('idle')));
   });
   // OpenCode's database stays open between refs of one store; it is freed when the pool ends.
   process.on('exit', releaseReaders);
@@ -129,17 +133,20 @@ export class WorkerPool {
     return this.workers.length;
   }
 
-  /** Analyzes one ref in a worker. @throws the worker's error */
-  analyze(ref: SessionRef): Promise<SessionReport[]>;
+  /**
+   * Analyzes one ref in a worker. @throws the worker's error
+   * @param next the ref's bytes and the run's largest (the worker's collection before it)
+   */
+  analyze(ref: SessionRef, json?: false, next?: NextSession): Promise<SessionReport[]>;
   /** Analyzes one ref in a worker and renders its sessions' `--json` text there. */
-  analyze(ref: SessionRef, json: true): Promise<{ rendered: RenderedSession[] }>;
-  analyze(ref: SessionRef, json = false): Promise<SessionReport[] | { rendered: RenderedSession[] }> {
+  analyze(ref: SessionRef, json: true, next?: NextSession): Promise<{ rendered: RenderedSession[] }>;
+  analyze(ref: SessionRef, json = false, next?: NextSession): Promise<SessionReport[] | { rendered: RenderedSession[] }> {
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     slot.busy++;
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      slot.w.postMessage({ id, ref, cacheDir: this.cacheDir, json } satisfies Job);
+      slot.w.postMessage({ id, ref, cacheDir: this.cacheDir, json, next } satisfies Job);
     });
   }
 

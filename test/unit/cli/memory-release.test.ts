@@ -24,4 +24,24 @@ describe('releasing memory between sessions', () => {
     assert.ok(before - after > 40 * MiB, `collected ${((before - after) / MiB).toFixed(0)} MiB`);
     assert.equal(releaseBetweenSessions(), false, 'no growth since: no collection');
   });
+
+  it('before a session as large as the largest one, ~30 MiB of garbage is collected; before a small one it is not; an idle thread keeps less than 4 MiB', () => {
+    releaseBetweenSessions();
+    const largest = 16 * MiB;
+    const drop = () => {
+      const before = used();
+      let garbage: string[][] | null = Array.from({ length: 10 }, (_, i) => Array.from({ length: 16 * 1024 }, (_, j) => `${i}:${j}:${'x'.repeat(40)}`));
+      assert.ok(garbage.length === 10);
+      garbage = null;
+      const grown = (used() - before) / MiB;
+      assert.ok(grown > 8 && grown < 48, `heap grew ${grown.toFixed(0)} MiB`);
+    };
+    drop();
+    // A small session leaves ~16 MiB to the largest: 4 bytes of heap per byte, up to 48 MiB, may stay.
+    assert.equal(releaseBetweenSessions({ bytes: 100 * 1024, largest }), false);
+    assert.equal(releaseBetweenSessions({ bytes: largest, largest }), true);
+    drop();
+    assert.equal(releaseBetweenSessions('idle'), true);
+    assert.equal(releaseBetweenSessions('idle'), false, 'nothing since: no collection');
+  });
 });
