@@ -11,6 +11,7 @@
 import type { Block, CacheBreakpoint, Segment } from './model.js';
 import { BLOCK_PARTS, COPY_BLOCK, type BlockNode, type BlockPart } from './chain.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
+import { JsonLiteral } from './literal.js';
 import { defaultRules, familyFor, type ProviderRules } from './rules.js';
 
 /** UTF-8 decoder shared by every call (decoding without `stream` keeps no state). */
@@ -324,7 +325,10 @@ const GROUP = Symbol('group');
  * message).
  */
 const MESSAGE = Symbol('message');
-/** A compacted block's canonical bytes (compactChains): its parts are then dropped. */
+/**
+ * A compacted block's canonical bytes as parts (compactChains): one Buffer, or strings and the
+ * shared bytes of the JsonLiterals its value held; its value is then dropped.
+ */
 const UTF8 = Symbol('utf8');
 /** The method compactChains calls on a block. */
 const COMPACT = Symbol('compact');
@@ -346,7 +350,52 @@ interface Parts {
   [HEAD]: string;
   [VALUE]: unknown;
   [TAIL]: string;
-  [UTF8]: Buffer | undefined;
+  [UTF8]: readonly BlockPart[] | undefined;
+}
+
+/** The text of compacted parts (UTF8). */
+function partsText(parts: readonly BlockPart[]): string {
+  if (parts.length === 1) return typeof parts[0] === 'string' ? parts[0] : Buffer.from(parts[0].buffer, parts[0].byteOffset, parts[0].byteLength).toString('utf8');
+  let t = '';
+  for (const p of parts) t += typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8');
+  return t;
+}
+
+/**
+ * `JSON.stringify(value)` as parts, when `value` is a plain object with a JsonLiteral among its
+ * own properties (a tool result's text, core/literal.ts): the literal's UTF-8 bytes as they are,
+ * the JSON around them as strings; else undefined (then `JSON.stringify(value)` is the text, a
+ * JsonLiteral deeper down written through its `toJSON`). The same bytes either way.
+ */
+function literalParts(value: unknown): BlockPart[] | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const o = value as Record<string, unknown>;
+  let found = false;
+  for (const k in o) {
+    if (o[k] instanceof JsonLiteral) {
+      found = true;
+      break;
+    }
+  }
+  if (!found || typeof o.toJSON === 'function' || Object.getPrototypeOf(o) !== Object.prototype) return undefined;
+  const parts: BlockPart[] = [];
+  let acc = '{';
+  let first = true;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if (v instanceof JsonLiteral) {
+      parts.push(`${acc}${first ? '' : ','}${JSON.stringify(k)}:`, v.bytes);
+      acc = '';
+      first = false;
+      continue;
+    }
+    const json = JSON.stringify(v);
+    if (json === undefined) continue; // JSON.stringify drops undefined and functions
+    acc += `${first ? '' : ','}${JSON.stringify(k)}:${json}`;
+    first = false;
+  }
+  parts.push(`${acc}}`);
+  return parts;
 }
 
 interface PathParts {
@@ -363,7 +412,7 @@ interface PathParts {
 const TEXT: PropertyDescriptor = {
   get(this: Parts): string {
     const b = this[UTF8];
-    if (b) return b.toString('utf8');
+    if (b) return partsText(b);
     return this[HEAD] + JSON.stringify(this[VALUE]) + this[TAIL];
   },
   enumerable: true,
@@ -373,7 +422,7 @@ const TEXT: PropertyDescriptor = {
 const GROUP_TEXT: PropertyDescriptor = {
   get(this: Parts): string {
     const b = this[UTF8];
-    if (b) return b.toString('utf8');
+    if (b) return partsText(b);
     return this[HEAD] + JSON.stringify(this[VALUE]).slice(1, -1) + this[TAIL];
   },
   enumerable: true,
@@ -394,7 +443,8 @@ const BYTES: PropertyDescriptor = {
   get(this: Block & Parts): Uint8Array {
     // A copy either way: a caller may keep or change what it gets.
     const b = this[UTF8];
-    return b ? Buffer.from(b) : Buffer.from(this.text!, 'utf8');
+    if (!b) return Buffer.from(this.text!, 'utf8');
+    return Buffer.concat(b.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
   },
   enumerable: true,
   configurable: true,
@@ -419,7 +469,7 @@ class MessageBlock implements Block {
   [HEAD]: string;
   [VALUE]: unknown;
   [TAIL]: string;
-  [UTF8]: Buffer | undefined = undefined;
+  [UTF8]: readonly BlockPart[] | undefined = undefined;
   declare readonly [GROUP]?: true;
 
   /**
@@ -472,14 +522,22 @@ class MessageBlock implements Block {
    *   it is not serialized again to find that out; the bytes are written straight into a buffer
    *   of this size (no concatenated text to flatten, check and measure first)
    */
-  [COMPACT](shared: Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: Buffer }>>, size: number): void {
+  [COMPACT](shared: Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: readonly BlockPart[] }>>, size: number): void {
     if (this[UTF8] || size < COMPACT_CHARS) return;
     const value = this[VALUE];
     const group = this[GROUP] === true;
     const head = this[HEAD];
     const tail = this[TAIL];
-    const known = shared.get(value)?.find((k) => k.head === head && k.tail === tail && k.group === group);
-    if (known) {
+    const literal = group ? undefined : literalParts(value);
+    const known = literal ? undefined : shared.get(value)?.find((k) => k.head === head && k.tail === tail && k.group === group);
+    if (literal) {
+      // The literals' bytes are shared with the transcript (and every other block of them); the
+      // JSON around them is short and stays text (JSON.stringify's output is well-formed).
+      if (!head.isWellFormed() || !tail.isWellFormed()) return;
+      literal[0] = flat(head + (literal[0] as string));
+      literal[literal.length - 1] = flat((literal[literal.length - 1] as string) + tail);
+      this[UTF8] = literal.filter((p) => typeof p !== 'string' || p.length > 0);
+    } else if (known) {
       this[UTF8] = known.bytes;
     } else {
       const json = JSON.stringify(value);
@@ -494,7 +552,7 @@ class MessageBlock implements Block {
       at += room.write(body, at, 'utf8');
       at += room.write(tail, at, 'utf8');
       if (at !== size) return;
-      const bytes = room.subarray(0, size);
+      const bytes = [room.subarray(0, size)];
       let list = shared.get(value);
       if (!list) shared.set(value, (list = []));
       list.push({ head, tail, group, bytes });
@@ -506,8 +564,10 @@ class MessageBlock implements Block {
   }
 
   /** The bytes as parts (chain.ts BLOCK_PARTS): the same as `text`, without concatenating it. */
-  [BLOCK_PARTS](): BlockPart[] {
-    if (this[UTF8]) return [this[UTF8]];
+  [BLOCK_PARTS](): readonly BlockPart[] {
+    if (this[UTF8]) return this[UTF8];
+    const literal = this[GROUP] ? undefined : literalParts(this[VALUE]);
+    if (literal) return [this[HEAD], ...literal, this[TAIL]];
     const json = JSON.stringify(this[VALUE]);
     return [this[HEAD], this[GROUP] ? json.slice(1, -1) : json, this[TAIL]];
   }
@@ -523,7 +583,7 @@ class MessageBlock implements Block {
  */
 export function compactChains(tails: Iterable<BlockNode | null | undefined>): void {
   const seen = new Set<BlockNode>();
-  const shared = new Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: Buffer }>>();
+  const shared = new Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: readonly BlockPart[] }>>();
   for (const tail of tails) {
     for (let n = tail ?? null; n && !seen.has(n); n = n.prev) {
       seen.add(n);

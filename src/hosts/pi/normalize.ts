@@ -31,7 +31,8 @@ import { ownSet } from '../../core/own.js';
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import type { PiEntryRec, PiRead } from './read.js';
-import type { AssistantMessage, ContentBlock, ImageContent, PiUsage, ThinkingContent, ToolCall, ToolResultMessage } from './schema.js';
+import { JsonLiteral, textOf as literalText } from '../../core/literal.js';
+import type { AssistantMessage, ContentBlock, ImageContent, LiteralTextContent, PiUsage, TextContent, ThinkingContent, ToolCall, ToolResultMessage } from './schema.js';
 
 /** Note carried by every reconstructed request. */
 export const HEAD_NOTE = 'head opaque: Pi 0.73 does not record the system prompt or tools';
@@ -124,8 +125,10 @@ const contextKey = (c: EncodeContext) => `${c.api}\u0000${c.provider}\u0000${c.m
  * native well-formedness check (no surrogate scan at all for one-byte strings) is far cheaper than
  * the regex over every byte of every tool result.
  */
-function sanitize(text: string): string {
-  if (text.isWellFormed()) return text;
+function sanitize<T extends string | JsonLiteral>(text: T): T;
+function sanitize(text: string | JsonLiteral): string | JsonLiteral {
+  // A JsonLiteral is well-formed by construction (core/literal.ts literalOf).
+  if (typeof text !== 'string' || text.isWellFormed()) return text;
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '');
 }
 
@@ -145,6 +148,30 @@ function shortHash(str: string): string {
 
 const isText = (b: ContentBlock): b is Extract<ContentBlock, { type: 'text'; text: string }> =>
   b.type === 'text' && typeof (b as { text?: unknown }).text === 'string';
+/** A tool result's text block: its text a string or, when long, a JsonLiteral (read.ts). */
+const isResultText = (b: ContentBlock | LiteralTextContent): b is TextContent | LiteralTextContent =>
+  b.type === 'text' && (typeof b.text === 'string' || b.text instanceof JsonLiteral);
+
+/**
+ * A tool result's text as pi-ai joins it (`content.filter(text).map(b => b.text).join('\n')`):
+ * one text block gives its own text (a JsonLiteral stays one), several are joined as strings.
+ */
+function resultText(content: ToolResultMessage['content']): string | JsonLiteral {
+  let one: string | JsonLiteral = '';
+  let n = 0;
+  for (const b of content) {
+    if (isResultText(b)) {
+      n++;
+      one = b.text;
+    }
+  }
+  if (n <= 1) return one;
+  return content
+    .filter(isResultText)
+    .map((b) => literalText(b.text))
+    .join('\n');
+}
+
 const isImage = (b: ContentBlock): b is ImageContent =>
   b.type === 'image' && typeof (b as { data?: unknown }).data === 'string';
 const isThinking = (b: ContentBlock): b is ThinkingContent =>
@@ -626,7 +653,7 @@ export class PiEncoder {
         let t = s;
         const images: Record<string, unknown>[] = [];
         for (const r of run) {
-          const text = r.content.filter(isText).map((b) => b.text).join('\n');
+          const text = resultText(r.content);
           t = this.append(t, { role: 'tool', content: sanitize(text.length > 0 ? text : '(see attached image)'), tool_call_id: r.toolCallId }, ctx);
           for (const b of r.content) if (isImage(b)) images.push({ type: 'image_url', image_url: { url: `data:${b.mimeType};base64,${b.data}` } });
         }
@@ -638,7 +665,7 @@ export class PiEncoder {
       case 'openai-responses': {
         let t = s;
         for (const r of run) {
-          const text = r.content.filter(isText).map((b) => b.text).join('\n');
+          const text = resultText(r.content);
           const imgs = r.content.filter(isImage);
           const output =
             imgs.length > 0
@@ -682,10 +709,10 @@ function anthropicImage(b: ImageContent): Record<string, unknown> {
 }
 
 /** anthropic.js `convertContentBlocks`: text only → one string; with images → blocks (placeholder text first if none). */
-function anthropicToolContent(content: ContentBlock[]): unknown {
-  if (!content.some(isImage)) return sanitize(content.filter(isText).map((b) => b.text).join('\n'));
+function anthropicToolContent(content: ToolResultMessage['content']): unknown {
+  if (!content.some(isImage)) return sanitize(resultText(content));
   const blocks = content
-    .map((b) => (isText(b) ? { type: 'text', text: sanitize(b.text) } : isImage(b) ? anthropicImage(b) : null))
+    .map((b) => (isResultText(b) ? { type: 'text', text: sanitize(b.text) } : isImage(b) ? anthropicImage(b) : null))
     .filter((b) => b !== null);
   if (!blocks.some((b) => b.type === 'text')) blocks.unshift({ type: 'text', text: '(see attached image)' });
   return blocks;

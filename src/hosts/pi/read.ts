@@ -31,7 +31,9 @@ import {
   type PiEntry,
   type PiEntryType,
   type PiHeader,
+  type ToolResultMessage,
 } from './schema.js';
+import { JsonLiteral, LITERAL_CHARS, literalOf } from '../../core/literal.js';
 
 /** Pi's current session format version (`CURRENT_SESSION_VERSION`, session-manager.ts). */
 export const PI_SESSION_VERSION = 3;
@@ -77,6 +79,11 @@ export interface PiRead {
 export interface RawLine {
   line: number;
   obj: Record<string, unknown>;
+  /**
+   * The entry's tool-result message, already validated (fastAgentMessage) when the line was
+   * collected, its long texts then replaced by JsonLiterals (holdLiterals).
+   */
+  message?: ToolResultMessage;
 }
 
 /**
@@ -112,7 +119,24 @@ export function collectLine(file: string, r: JsonLineResult, raws: RawLine[], di
     diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
     return;
   }
-  raws.push({ line: r.line, obj: r.value as Record<string, unknown> });
+  const obj = r.value as Record<string, unknown>;
+  const message = toolResultOf(obj);
+  raws.push(message ? { line: r.line, obj, message } : { line: r.line, obj });
+}
+
+/**
+ * A tool-result message entry's message, validated (the fast check only: anything else is left
+ * to toRec's schemas) and with its long texts held as JsonLiterals right away, so the line's
+ * strings die young instead of living until the whole file is read; else undefined.
+ */
+function toolResultOf(obj: Record<string, unknown>): ToolResultMessage | undefined {
+  if (obj.type !== 'message') return undefined;
+  const m = obj.message as Record<string, unknown> | null | undefined;
+  if (!m || typeof m !== 'object' || Array.isArray(m) || m.role !== 'toolResult') return undefined;
+  const msg = fastAgentMessage(m);
+  if (msg?.role !== 'toolResult') return undefined;
+  holdLiterals(msg);
+  return msg;
 }
 
 /**
@@ -247,7 +271,7 @@ function migrateV2(raws: RawLine[]): void {
 function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnostic[], ignored: Record<string, number>): PiEntryRec | null {
   const fast = fastEntryBase(raw.obj);
   if (fast?.type === 'message' && fastMessageEntry(raw.obj)) {
-    const msg = fastAgentMessage((raw.obj as { message: Record<string, unknown> }).message);
+    const msg = raw.message ?? fastAgentMessage((raw.obj as { message: Record<string, unknown> }).message);
     if (msg) {
       const { id, parentId, timestamp } = fast;
       const rec: PiEntryRec = { line: raw.line, order, id, parentId, type: 'message', timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
@@ -290,13 +314,23 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
       bump(ignored, `message:${role}`);
       return rec;
     }
-    const m = AgentMessageSchema.safeParse(msg);
+    const m = raw.message ? { success: true as const, data: raw.message } : AgentMessageSchema.safeParse(msg);
     if (!m.success) return mismatch(`${role} message`, m.error);
     rec.entry = { type: 'message', message: m.data };
     return rec;
   }
   rec.entry = { ...(parsed.data as object), type } as PiEntry;
   return rec;
+}
+
+/**
+ * Long tool-result texts as JsonLiterals (core/literal.ts): held at ~1 byte per character, and
+ * shared by the request blocks built from them (the bulk of a long session's bytes).
+ */
+function holdLiterals(m: ToolResultMessage): void {
+  for (const b of m.content) {
+    if (b.type === 'text' && typeof b.text === 'string' && b.text.length >= LITERAL_CHARS) (b as { text: string | JsonLiteral }).text = literalOf(b.text);
+  }
 }
 
 /**

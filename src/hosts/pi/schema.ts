@@ -8,6 +8,7 @@
  * and ignored): Pi adds fields between versions, and the 1.x line adds more (reference/pi.md §5).
  */
 import { z } from 'zod';
+import type { JsonLiteral } from '../../core/literal.js';
 
 /** `{"type":"text","text","textSignature"?}`. The Responses API stores `{"v":1,"id":"msg_…"}` JSON in `textSignature`. */
 export const TextContentSchema = z.looseObject({
@@ -198,10 +199,26 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 export type PiUsage = z.infer<typeof UsageSchema>;
 export type UserMessage = z.infer<typeof UserMessageSchema>;
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
-export type ToolResultMessage = z.infer<typeof ToolResultMessageSchema>;
+/** A tool result's text block whose long text the reader holds as a JsonLiteral (read.ts, core/literal.ts). */
+export interface LiteralTextContent {
+  [x: string]: unknown;
+  type: 'text';
+  text: JsonLiteral;
+  textSignature?: string;
+}
+/** A tool result as read (ToolResultMessageSchema's output): its long texts may be JsonLiterals. */
+export interface ToolResultMessage {
+  [x: string]: unknown;
+  role: 'toolResult';
+  toolCallId: string;
+  toolName?: string;
+  content: Array<ContentBlock | LiteralTextContent>;
+  isError?: boolean;
+  timestamp?: number;
+}
 export type BashExecutionMessage = z.infer<typeof BashExecutionMessageSchema>;
 export type CustomRoleMessage = z.infer<typeof CustomRoleMessageSchema>;
-export type AgentMessage = z.infer<typeof AgentMessageSchema>;
+export type AgentMessage = Exclude<z.infer<typeof AgentMessageSchema>, { role: 'toolResult' }> | ToolResultMessage;
 export type PiHeader = z.infer<typeof HeaderSchema>;
 
 /** A validated entry: its type-specific fields, discriminated by `type`. */
