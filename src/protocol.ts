@@ -62,8 +62,9 @@ export const SelectMessageSchema = z.object({ type: z.literal(MessageType.Select
 /**
  * What changed in a session since a report of it. `header`: the session report as it is now
  * without its requests (`requests: []`: sums, models, diagnostics, context stream); `added`: the
- * requests the earlier report did not have, in order; `revised`: earlier requests judged again with
- * a moved token model (matched by `index`).
+ * requests the earlier report did not have, in order; `revised`: earlier requests whose entry
+ * changed (matched by `index`). Today's live analysis sends the whole report whenever it judged
+ * earlier requests again, so its patches have none; the field keeps the format whole.
  */
 export interface LivePatch {
   header: SessionReport;

@@ -15,6 +15,7 @@ interface Pending {
   resolve: (r: WorkerResponse) => void;
   reject: (e: Error) => void;
   token?: vscode.CancellationToken;
+  urgent: boolean;
 }
 
 /** Thrown for a job that was cancelled (by its token or by `dispose`). */
@@ -49,11 +50,14 @@ export class AnalysisWorker {
   run<J extends WorkerJob>(job: J, opts: { token?: vscode.CancellationToken; urgent?: boolean } = {}): Promise<Ok<J['op']>> {
     return new Promise<WorkerResponse>((resolve, reject) => {
       if (opts.token?.isCancellationRequested) return reject(new CancelledError());
-      const withCache = job.op === 'analyze' && this.resultsDir && !job.cacheDir ? { ...job, cacheDir: this.resultsDir } : job;
-      const p: Pending = { req: { ...withCache, id: this.nextId++ } as WorkerRequest, resolve, reject, token: opts.token };
+      const withCache = (job.op === 'analyze' || job.op === 'live') && this.resultsDir && !job.cacheDir ? { ...job, cacheDir: this.resultsDir } : job;
+      const p: Pending = { req: { ...withCache, id: this.nextId++ } as WorkerRequest, resolve, reject, token: opts.token, urgent: opts.urgent === true };
       opts.token?.onCancellationRequested(() => this.cancel(p));
-      if (opts.urgent) this.queue.unshift(p);
-      else this.queue.push(p);
+      // Urgent jobs go before the background ones, in the order they came (two listings finish in order).
+      if (opts.urgent) {
+        const firstBackground = this.queue.findIndex((q) => !q.urgent);
+        this.queue.splice(firstBackground < 0 ? this.queue.length : firstBackground, 0, p);
+      } else this.queue.push(p);
       this.pump();
     }).then((r) => {
       if (!r.ok) throw new Error(r.error);

@@ -33,6 +33,8 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly running = new Map<string, vscode.CancellationTokenSource>();
   private readonly disposables: vscode.Disposable[] = [];
+  /** `.jsonl` documents no host recognized, with the version that was checked (not asked again until it changes). */
+  private readonly notTranscripts = new Map<string, number>();
   /** Resolves waiters of `analyzed(uri)`. */
   private readonly waiters = new Map<string, Array<() => void>>();
 
@@ -52,7 +54,10 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
       }),
       // A transcript shown again (its document never closed) gets its entries back.
       vscode.window.onDidChangeVisibleTextEditors((eds) => {
-        for (const ed of eds) if (!this.reports.has(ed.document.uri.toString())) this.schedule(ed.document, 0);
+        for (const ed of eds) {
+          const k = ed.document.uri.toString();
+          if (!this.reports.has(k) && this.notTranscripts.get(k) !== ed.document.version) this.schedule(ed.document, 0);
+        }
       }),
       vscode.languages.registerHoverProvider(selector, this),
       vscode.languages.registerCodeActionsProvider(selector, this, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
@@ -116,6 +121,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
       if (!ref) {
         // Some other JSON Lines file: no entries, and nothing to keep for it.
         this.collection.delete(doc.uri);
+        this.notTranscripts.set(k, doc.version);
         return null;
       }
       const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() }, { token: cts.token, urgent: true });
@@ -153,6 +159,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     this.timers.delete(k);
     this.running.get(k)?.cancel();
     this.reports.delete(k);
+    this.notTranscripts.delete(k);
     this.collection.delete(uri);
   }
 

@@ -113,12 +113,13 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         log,
         analyze: (ref, quiet) => (quiet ? analyzeQuietly(ref) : analyze(ref)),
         current: async (ref) => (await resolvePath(ref.path)).find((r) => r.key === ref.key),
-        follow: async (ref) => {
-          const r = await worker.run({ op: 'live', ref, overrides: ruleOverrides() }, { urgent: true });
+        follow: async (ref, panel) => {
+          const r = await worker.run({ op: 'live', ref, panel, env: { ...process.env }, overrides: ruleOverrides() }, { urgent: true });
           log.info(`live tail of ${ref.path}: ${r.opened ? 'read in full' : r.patch ? `${r.patch.added.length} request(s) added` : r.full ? 'judged again' : 'unchanged'} in ${r.ms} ms`);
           return r;
         },
-        unfollow: (key) => worker.run({ op: 'live-close', key }).then(() => undefined, () => undefined),
+        // Urgent: a panel that starts over waits for it, and a closed one's state is freed at once.
+        unfollow: (panel) => worker.run({ op: 'live-close', panel }, { urgent: true }).then(() => undefined, () => undefined),
         find: async (key, path) => {
           const refs = await sessions.sessions();
           const found = refs.find((r) => (key ? r.key === key : r.path === path)) ?? refs.find((r) => r.path === path);

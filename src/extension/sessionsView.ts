@@ -46,6 +46,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   /** The roots `watchers` watch (sorted, as JSON). */
   private watchedKey: string | undefined;
   private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Counts listings started; only the newest one's result is kept. */
+  private generation = 0;
   /** Set when the last listing finished: sessions found and how long it took (ms). */
   lastListing: { count: number; ms: number } | undefined;
 
@@ -106,8 +108,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     if (this.listing) return this.listing;
     const t0 = performance.now();
     const opts = discoverOptions();
-    this.listing = this.worker.run({ op: 'discover', opts }, { urgent: true }).then(
+    // A listing a later refresh replaced answers its own callers only: it sets nothing.
+    const generation = ++this.generation;
+    const listing: Promise<SessionRef[]> = this.worker.run({ op: 'discover', opts }, { urgent: true }).then(
       (r) => {
+        if (generation !== this.generation) return r.refs;
         this.refs = r.refs;
         this.hosts = r.hosts;
         this.lastListing = { count: r.refs.length, ms: Math.round(performance.now() - t0) };
@@ -118,12 +123,13 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
         return r.refs;
       },
       (e: Error) => {
-        this.listing = undefined;
+        if (this.listing === listing) this.listing = undefined;
         this.log.error(`listing sessions failed: ${e.message}`);
         return [];
       },
     );
-    return this.listing;
+    this.listing = listing;
+    return listing;
   }
 
   /**

@@ -44,12 +44,13 @@ export interface TimelineDeps {
   /** The listed session with this key or path (restoring a panel after reload). */
   find(key: string | undefined, path: string): Promise<SessionRef | undefined>;
   /**
-   * The next step of the live tail of `ref` (the worker keeps following it: src/extension/livePatch.ts).
-   * `opened`: the session was read in full for it. @throws Error when it cannot be read
+   * The next step of the live tail of `ref` for the panel with id `panel` (the worker keeps
+   * following it for that panel: src/extension/livePatch.ts). `opened`: the session was read in
+   * full for it. @throws Error when it cannot be read
    */
-  follow(ref: SessionRef): Promise<LiveStep & { opened: boolean }>;
-  /** Stops following a session (its panel closed, or a patch did not apply). */
-  unfollow(key: string): Promise<void>;
+  follow(ref: SessionRef, panel: string): Promise<LiveStep & { opened: boolean }>;
+  /** Drops what the worker keeps for a panel (it closed, or a patch did not apply). */
+  unfollow(panel: string): Promise<void>;
 }
 
 class TimelinePanel {
@@ -70,6 +71,8 @@ class TimelinePanel {
   private tailing: Promise<void> | undefined;
   private tailAgain = false;
   private disposed = false;
+  /** This panel's id for the worker's live state (two panels of one session each have their own). */
+  private readonly liveId = `${Math.random().toString(36).slice(2)}-${Date.now()}`;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -77,7 +80,7 @@ class TimelinePanel {
     report: SessionReport,
     private readonly deps: TimelineDeps,
     select: number | undefined,
-    private readonly onDispose: () => void,
+    private readonly onDispose: (p: TimelinePanel) => void,
   ) {
     this.report = report;
     this.pendingSelect = select;
@@ -96,7 +99,7 @@ class TimelinePanel {
       panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidDispose(() => this.dispose()),
     );
-    // Live tail: the session's file changing (an agent writing) re-analyzes and reloads the panel.
+    // Live tail: the session's file changing (an agent writing) makes a live step (tail).
     if (LIVE_HOSTS.has(ref.host)) {
       const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirOf(ref.path)), baseOf(ref.path) + (ref.host === 'opencode' ? '*' : '')));
       this.disposables.push(w, w.onDidChange(() => this.tailSoon()), w.onDidCreate(() => this.tailSoon()));
@@ -177,13 +180,18 @@ class TimelinePanel {
       return;
     }
     this.tailing = (async () => {
-      do {
-        this.tailAgain = false;
-        await this.tail();
-      } while (this.tailAgain && !this.disposed);
+      try {
+        do {
+          this.tailAgain = false;
+          await this.tail();
+        } while (this.tailAgain && !this.disposed);
+      } catch (e) {
+        this.deps.log.warn(`timeline: live update of ${this.ref.path} failed: ${(e as Error).message}`);
+      } finally {
+        this.tailing = undefined;
+      }
     })();
     await this.tailing;
-    this.tailing = undefined;
   }
 
   private async tail(): Promise<void> {
@@ -217,7 +225,8 @@ class TimelinePanel {
 
   /** The report after the next live step (with the patch that made it, if one did), or null when nothing changed. */
   private async next(ref: SessionRef): Promise<{ report: SessionReport; patch: LivePatch | null } | null> {
-    let step = await this.deps.follow(ref);
+    if (this.disposed) return null;
+    let step = await this.deps.follow(ref, this.liveId);
     if (step.opened) this.tailStats.opened++;
     if (step.full) return { report: step.full, patch: null };
     if (!step.patch) return null;
@@ -228,8 +237,9 @@ class TimelinePanel {
     } catch (e) {
       // Not the report the worker continued from: start over from the files.
       this.deps.log.warn(`timeline: ${(e as Error).message}; reading ${ref.path} again`);
-      await this.deps.unfollow(ref.key);
-      step = await this.deps.follow(ref);
+      await this.deps.unfollow(this.liveId);
+      if (this.disposed) return null;
+      step = await this.deps.follow(ref, this.liveId);
       if (step.opened) this.tailStats.opened++;
       return step.full ? { report: step.full, patch: null } : null;
     }
@@ -239,8 +249,9 @@ class TimelinePanel {
     this.disposed = true;
     if (this.tailTimer) clearTimeout(this.tailTimer);
     for (const d of this.disposables) d.dispose();
-    void this.deps.unfollow(this.ref.key);
-    this.onDispose();
+    // After a step in flight (it may still follow, which would keep the state in the worker).
+    void (this.tailing ?? Promise.resolve()).then(() => this.deps.unfollow(this.liveId));
+    this.onDispose(this);
   }
 }
 
@@ -322,12 +333,21 @@ export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Dis
     }
     const report = await this.deps.analyze(ref);
     if (!report) return undefined;
+    // Opened (or restored) by another call meanwhile: one panel per session.
+    const meanwhile = this.panels.get(ref.key);
+    if (meanwhile) {
+      meanwhile.panel.reveal();
+      if (requestIndex) meanwhile.select(requestIndex);
+      return meanwhile;
+    }
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, titleOf(report), vscode.ViewColumn.Active, { enableScripts: true, enableFindWidget: true });
     return this.attach(panel, ref, report, requestIndex);
   }
 
   private attach(panel: vscode.WebviewPanel, ref: SessionRef, report: SessionReport, select: number | undefined): TimelinePanel {
-    const p = new TimelinePanel(panel, ref, report, this.deps, select, () => this.panels.delete(ref.key));
+    const p = new TimelinePanel(panel, ref, report, this.deps, select, (gone) => {
+      if (this.panels.get(ref.key) === gone) this.panels.delete(ref.key);
+    });
     this.panels.set(ref.key, p);
     this.deps.log.info(`timeline opened: ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}, ${report.requests.length} requests`);
     return p;
@@ -341,6 +361,13 @@ export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Dis
     if (!ref || !report) {
       this.deps.log.warn('timeline: a panel from the last window could not be restored (its session is gone or unreadable)');
       panel.dispose();
+      return;
+    }
+    // The session's Timeline was opened while this one was being restored: one panel per session.
+    const open = this.panels.get(ref.key);
+    if (open) {
+      panel.dispose();
+      open.panel.reveal();
       return;
     }
     this.attach(panel, ref, report, st.success ? st.data.selected?.requestIndex : undefined);

@@ -30,11 +30,12 @@ async function discover(opts: DiscoverOptions): Promise<SessionRef[]> {
 }
 
 /**
- * Followed sessions (op `live`) by ref key, with the overrides they were opened with (as JSON).
- * `owed`: an `analyze` of the same session took a change from it (the Sessions view summarizing
- * the session a panel follows), so the panel's next step is the whole report, not a patch.
+ * Followed Pi sessions (op `live`) by panel id: the session's key, its LiveAnalysis and the
+ * overrides it was opened with (as JSON). `owed`: an `analyze` of the same session took a change
+ * from it (the Sessions view summarizing the session a panel follows), so that panel's next step
+ * is the whole report, not a patch.
  */
-const followed = new Map<string, { live: LiveAnalysis; overrides: string; owed: boolean }>();
+const followed = new Map<string, { key: string; live: LiveAnalysis; overrides: string; owed: boolean }>();
 
 async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   const t0 = performance.now();
@@ -48,17 +49,22 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   if (msg.op === 'resolve') return { id: msg.id, ok: true, op: 'resolve', refs: await resolveArg(msg.path, msg.opts), ms: took() };
   if (msg.op === 'recognize') return { id: msg.id, ok: true, op: 'recognize', refs: await recognizeFile(msg.path), ms: took() };
   if (msg.op === 'live-close') {
-    followed.delete(msg.key);
+    followed.delete(msg.panel);
     return { id: msg.id, ok: true, op: 'live-close', ms: took() };
   }
   if (msg.op === 'live') {
+    if (msg.ref.host !== 'pi') {
+      // Read again as it is now; the cache answers while the ref's identity (OpenCode: its row stamp) is unchanged.
+      const [full] = await analyze({ id: msg.id, op: 'analyze', ref: msg.ref, env: msg.env, overrides: msg.overrides, cacheDir: msg.cacheDir });
+      return { id: msg.id, ok: true, op: 'live', opened: false, full: full ?? null, patch: null, ms: took() } as WorkerResponse;
+    }
     const overrides = JSON.stringify(msg.overrides);
-    const have = followed.get(msg.ref.key);
+    const have = followed.get(msg.panel);
     try {
-      if (have && have.overrides === overrides) {
+      if (have && have.overrides === overrides && have.key === msg.ref.key) {
         const step = await have.live.update().then(stepOf, (e: unknown) => {
           // Whatever state it was left in, the next call reads the session afresh.
-          followed.delete(msg.ref.key);
+          followed.delete(msg.panel);
           throw e;
         });
         const owed = have.owed;
@@ -66,42 +72,47 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
         if (owed) return { id: msg.id, ok: true, op: 'live', opened: false, full: have.live.report, patch: null, ms: took() };
         return { id: msg.id, ok: true, op: 'live', opened: false, ...step, ms: took() };
       }
-      followed.delete(msg.ref.key);
+      followed.delete(msg.panel);
       const live = await LiveAnalysis.open(msg.ref, { rules: rulesWithOverrides(msg.overrides) });
-      followed.set(msg.ref.key, { live, overrides, owed: false });
+      followed.set(msg.panel, { key: msg.ref.key, live, overrides, owed: false });
       return { id: msg.id, ok: true, op: 'live', opened: true, full: live.report, patch: null, ms: took() };
     } finally {
       releaseReaders();
     }
   }
+  return { id: msg.id, ok: true, op: 'analyze', sessions: await analyze(msg), ms: took() };
+}
+
+/** An `analyze` job: from the live analysis of a panel following the session, else through the result cache. */
+async function analyze(msg: Extract<WorkerRequest, { op: 'analyze' }>): Promise<SessionReport[]> {
   // A session a panel follows is summarized from its live analysis (the same results; no second full read).
-  const have = !msg.requestsDir ? followed.get(msg.ref.key) : undefined;
-  if (have && have.overrides === JSON.stringify(msg.overrides)) {
+  const overrides = JSON.stringify(msg.overrides);
+  const panel = msg.requestsDir ? undefined : [...followed].find(([, f]) => f.key === msg.ref.key && f.overrides === overrides);
+  if (panel) {
+    const [id, have] = panel;
     try {
       const u = await have.live.update();
       if (u.change !== 'unchanged' || u.added.length || u.revised.length) have.owed = true;
-      return { id: msg.id, ok: true, op: 'analyze', sessions: [have.live.report], ms: took() };
+      return [have.live.report];
     } catch {
-      followed.delete(msg.ref.key);
+      followed.delete(id);
     } finally {
       releaseReaders();
     }
   }
   const rules = rulesWithOverrides(msg.overrides);
-  const analyze = async (ref: SessionRef, r: typeof rules): Promise<SessionReport[]> => {
+  const read = async (ref: SessionRef, r: typeof rules): Promise<SessionReport[]> => {
     const sessions = await openRef(ref, { env: msg.env, requestsDir: msg.requestsDir });
     return sessions.map((s) => attachPhux(sessionReport(analyzeSession(s, r), r), s));
   };
-  let reports: SessionReport[];
   try {
     // The shared result cache (src/cache/results.ts, as the CLI uses it) unless wire bodies are given;
-    // `analyze` is the plain one (openRef with msg.env), so a grown Pi session continues from its saved state.
-    reports = msg.cacheDir && !msg.requestsDir ? await analyzeRefCached(msg.ref, { cacheDir: msg.cacheDir, rules, analyze, continuable: { env: msg.env } }) : await analyze(msg.ref, rules);
+    // `read` is the plain one (openRef with msg.env), so a grown Pi session continues from its saved state.
+    return msg.cacheDir && !msg.requestsDir ? await analyzeRefCached(msg.ref, { cacheDir: msg.cacheDir, rules, analyze: read, continuable: { env: msg.env } }) : await read(msg.ref, rules);
   } finally {
     // A database stays open between reads only within one job: the next job sees its newest rows.
     releaseReaders();
   }
-  return { id: msg.id, ok: true, op: 'analyze', sessions: reports, ms: took() };
 }
 
 parentPort?.on('message', (msg: WorkerRequest) => {

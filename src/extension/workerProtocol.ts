@@ -15,12 +15,14 @@ export type WorkerRequest =
   | { id: number; op: 'recognize'; path: string }
   | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides; cacheDir?: string }
   /**
-   * Follows a session as it grows: the first call (or one with other overrides) reads it in full
-   * and keeps its LiveAnalysis under `ref.key`; later calls read and judge what was appended.
+   * Follows a session as it grows, for one Timeline panel (`panel`: its id). Pi: the first call (or
+   * one with other overrides) reads it in full and keeps its LiveAnalysis for that panel; later
+   * calls read and judge what was appended. Other hosts: analyzed through the result cache with the
+   * ref as the registry sees it now (`cacheDir`), the whole report each time.
    */
-  | { id: number; op: 'live'; ref: SessionRef; overrides: RuleOverrides }
-  /** Forgets a followed session (its panel closed). */
-  | { id: number; op: 'live-close'; key: string };
+  | { id: number; op: 'live'; ref: SessionRef; panel: string; env: NodeJS.ProcessEnv; overrides: RuleOverrides; cacheDir?: string }
+  /** Forgets what the worker keeps for a panel (it closed, or starts over). */
+  | { id: number; op: 'live-close'; panel: string };
 
 /** `ms`: wall time of the job inside the worker. */
 export type WorkerResponse =

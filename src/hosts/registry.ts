@@ -21,7 +21,7 @@ import { CAPTURE_JOINED, capturedBodiesFor, captureRoots } from './capturejoin.j
 import { checkSessionNumbers } from './numbers.js';
 import { locateOpenCode } from './opencode/locate.js';
 import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, releaseOpenCodeStores } from './opencode/discover.js';
-import { piRef } from './pi/discover.js';
+import { peekPiFile, piRef } from './pi/discover.js';
 import { piAgentDir } from './pi/locate.js';
 import { readPiSession } from './pi/index.js';
 import { claudeRef } from './claude-code/discover.js';
@@ -481,9 +481,21 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
 export async function recognizeFile(path: string): Promise<SessionRef[]> {
   for (const h of HOSTS) {
     const refs = await h.refsAt(path, false, false).catch(() => null);
-    if (refs?.length) return refs;
+    if (!refs?.length) continue;
+    // A walk claims a .jsonl whose first line does not parse (a damaged Pi session, so that it is
+    // reported); an editor's arbitrary .jsonl is Pi's only with a Pi header.
+    if (h.id === 'pi' && !(await hasPiHeader(path))) continue;
+    return refs;
   }
   return [];
+}
+
+async function hasPiHeader(path: string): Promise<boolean> {
+  try {
+    return (await peekPiFile(path, (await stat(path)).size)).header !== null;
+  } catch {
+    return false;
+  }
 }
 
 export { CAPTURE_JOINED } from './capturestamp.js';

@@ -99,7 +99,6 @@ describe('Timeline panel', () => {
     appendFileSync(file, text.slice(cuts.at(-1)));
     const summary = await a.worker.run({ op: 'analyze', ref: panel.ref, env: {}, overrides: { ttlSeconds: {}, prices: [] } }, { urgent: true });
     assert.equal(summary.sessions[0].requests.length, 3053);
-    assert.ok(summary.ms < 2000, `answered from the live analysis in ${summary.ms} ms`);
     await until('the panel to show the last requests too', () => panel.current.requests.length === 3053 && panel.loads > loads, 60_000);
     assert.equal(panel.tailStats.opened, 1);
     assert.deepEqual(panel.current, await fullAnalysis(panel));

@@ -21,12 +21,17 @@ describe('recognizing a transcript an editor opened (never Pi by name alone)', (
     }
   });
 
-  it('a .jsonl that only looks like one (a "session" first line, no Pi header fields) or is missing: nothing', async () => {
+  it('a .jsonl that only looks like one (a "session" first line without Pi header fields, a first line that does not parse or is longer than a peek) or is missing: nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-recognize-'));
     try {
       const file = join(dir, 'events.jsonl');
       writeFileSync(file, '{"type":"session","note":"an event log"}\n{"event":1}\n');
       assert.deepEqual(await recognizeFile(file), []);
+      // A walk claims these as damaged Pi sessions (to report them); an editor's .jsonl they are not.
+      for (const [name, first] of [['malformed.jsonl', '{"a": 1,,}'], ['long-line.jsonl', JSON.stringify({ text: 'a'.repeat(70_000) })]]) {
+        writeFileSync(join(dir, name), `${first}\n{"b":2}\n`);
+        assert.deepEqual(await recognizeFile(join(dir, name)), [], name);
+      }
       assert.deepEqual(await recognizeFile(join(dir, 'gone.jsonl')), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });
