@@ -25,7 +25,7 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
       const main = tree.getByRole('treeitem', { name: /pi lab session/ });
       await main.waitFor({ timeout: 60_000 });
       await tree.getByRole('treeitem', { name: /13 req · 3 breaks · 64% hit/ }).waitFor({ timeout: 60_000 });
-      await tree.getByRole('treeitem', { name: /Recorded: Phux v2 turn one\..*5 req · 0 breaks · 96% hit/ }).waitFor({ timeout: 60_000 });
+      await tree.getByRole('treeitem', { name: /Recorded: Anthropic turn one\..*5 req · 0 breaks · 80% hit/ }).waitFor({ timeout: 60_000 });
       assert.equal(await tree.getByRole('treeitem', { name: /^Pi/ }).count(), 1);
       await wb.page.mouse.move(1300, 840);
       await wb.page.waitForTimeout(500);

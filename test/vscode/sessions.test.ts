@@ -54,7 +54,8 @@ describe('Sessions view', () => {
       'Scripted subtask (@general subagent)': [1, 0],
       'Recorded: Compaction session turn one.': [9, 2],
       'Recorded: Phux v1 turn one.': [8, 1],
-      'Recorded: Phux v2 turn one.': [5, 0],
+      // #4: the read stops inside the opaque head (a01a221): a likely head break.
+      'Recorded: Phux v2 turn one.': [5, 1],
       // test/fixtures/claude-code and codex (recorded from the real hosts) and pi-desktop (built).
       'claude-code 8aa2b6b2-f6a6-44e7-865a-838c950a6fc6': [12, 1],
       'codex 01a23123-dcf1-7130-9f87-2b10ef481a1c': [9, 1],
@@ -82,9 +83,9 @@ describe('Sessions view', () => {
       const ref = refs.find((r) => r.host === host)!;
       assert.equal([ref.title, a.sessions.getTreeItem({ kind: 'session', ref }).label].join(' → '), ` → ${prompt}`);
     }
-    const basic = refs.find((r) => r.title === 'Recorded: Phux v2 turn one.')!;
+    const basic = refs.find((r) => r.title === 'Recorded: Anthropic turn one.')!;
     const ok = a.sessions.getTreeItem({ kind: 'session', ref: basic });
-    assert.match(String(ok.description), /^5 req · 0 breaks · 96% hit · /);
+    assert.match(String(ok.description), /^5 req · 0 breaks · 80% hit · /);
     assert.equal((ok.iconPath as vscode.ThemeIcon).id, 'pass');
   });
 
