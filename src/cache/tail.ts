@@ -23,7 +23,11 @@
  * rules or format version (zod-checked, then its chains must hash as saved); an appended entry
  * whose parent is older than the last entry (a branch), an encoding context not saved (a model
  * switch), a compaction; a token model that moves (sessions under CALIBRATION_LIMIT ratios);
- * a rate the session had not shown; phux context messages; captured bodies (wire evidence).
+ * a rate the session had not shown; captured bodies (wire evidence). The phux context stream
+ * continues (the state keeps the transcript events and the requests that carried a message).
+ *
+ * The result cache continues the same way (continueReport): the earlier requests' report entries
+ * come from the result entry saved with the state (results.ts analyzeRefCached).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -87,6 +91,8 @@ export interface TailState {
   nodes: StoredNode[];
   /** [node index, hex prefix hash] of every chain tail the states point at: checked after the rebuild. */
   check: Array<[number, string]>;
+  /** The phux context stream's carriers so far: [request index, its line] of each request that first carried a context message. */
+  carriers: Array<[number, number]>;
 }
 
 /** File of a ref's continuation state. */
@@ -155,6 +161,12 @@ const TailSchema = z.object({
     diagnostics: z.object({ lines: z.array(diagnostic), head: z.array(diagnostic), entries: z.array(diagnostic), links: z.array(diagnostic) }),
     ignored: z.record(z.string(), int),
     title: z.string().nullable(),
+    events: z.array(
+      z.union([
+        z.object({ kind: z.literal('context'), text: z.string(), line: int, placement: z.enum(['tail', 'head']), timeMs: num.nullable() }),
+        z.object({ kind: z.enum(['compaction', 'branch']), line: int, timeMs: num.nullable() }),
+      ]),
+    ),
   }),
   judge: z.object({
     count: int,
@@ -205,6 +217,7 @@ const TailSchema = z.object({
     }),
   ),
   check: z.array(z.tuple([int, z.string()])),
+  carriers: z.array(z.tuple([int, int])),
 });
 
 /** Parses and checks a state's text; null when it is not a state of this format and version. */
@@ -286,13 +299,30 @@ function reportSums(rs: readonly RequestAnalysis[], from?: ReportSums): ReportSu
   return out;
 }
 
-/** True when nothing in a report is computed over the whole session beyond what the state keeps. */
+/** True when nothing in a report is computed over the whole session beyond what the state keeps (the phux stream: its events and carriers are kept). */
 function continuable(r: SessionReport): boolean {
-  return r.phux === undefined && r.hostMiss === undefined && r.systemShapes === undefined && r.persona === undefined && r.requests.every((q) => q.hostMiss === undefined && q.systemShape === undefined);
+  return r.hostMiss === undefined && r.systemShapes === undefined && r.persona === undefined && r.requests.every((q) => q.hostMiss === undefined && q.systemShape === undefined);
+}
+
+/**
+ * [index, line] of each request the report's phux stream names as a message's carrier (distinct,
+ * ascending). Enough to find the carrier of every earlier message again: for a message whose
+ * carrier is c, no request between it and c exists (c is the first after its line), so among
+ * carriers and later requests c is still the first after it. Null when a line is unknown.
+ */
+function carriersOf(report: SessionReport, lineOf: (index: number) => number | undefined): Array<[number, number]> | null {
+  const out = new Map<number, number>();
+  for (const m of report.phux?.messages ?? []) {
+    if (m.request === null || out.has(m.request)) continue;
+    const line = lineOf(m.request);
+    if (line === undefined) return null;
+    out.set(m.request, line);
+  }
+  return [...out].sort((a, b) => a[0] - b[0]);
 }
 
 /** The state after an analysis (null without the Pi read's part: the session cannot be continued). */
-function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibration, report: ReportSums, writer: ChainWriter): TailBody | null {
+function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibration, report: ReportSums, writer: ChainWriter, carriers: Array<[number, number]>): TailBody | null {
   if (!pi) return null;
   const state = judge.exportState((n) => writer.ref(n));
   const check: Array<[number, string]> = [];
@@ -307,7 +337,7 @@ function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibr
       }
     }
   }
-  return { format: TAIL_FORMAT, version: TAIL_VERSION, pi, judge: state, calibration: calibration.exportState(), report, nodes: writer.nodes, check };
+  return { format: TAIL_FORMAT, version: TAIL_VERSION, pi, judge: state, calibration: calibration.exportState(), report, nodes: writer.nodes, check, carriers };
 }
 
 /**
@@ -351,10 +381,11 @@ export async function analyzePiWithState(ref: SessionRef, opts: TailOptions = {}
   const judge = new SessionJudge(calibration.model(), rules);
   for (const r of requests) judge.push(r);
   const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totalsOf(sumTotals(judge.requests)) };
-  // As openRef's reader + analyzeRefUncached: the phux context stream attached (then not continued).
+  // As openRef's reader + analyzeRefUncached: the phux context stream attached.
   const report = attachPhux(sessionReport(a, rules), session);
   if (!continuable(report)) pi = null;
-  return { reports: [report], state: bodyOf(pi, judge, calibration, reportSums(judge.requests), writer) };
+  const carriers = carriersOf(report, (i) => requests[i - 1]?.source.line);
+  return { reports: [report], state: carriers ? bodyOf(pi, judge, calibration, reportSums(judge.requests), writer, carriers) : null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,14 +457,17 @@ export interface Continued {
  */
 function requestSection(block: Buffer, requests: number): Buffer {
   const open = Buffer.from('\n      "requests": [\n');
-  const close = Buffer.from('\n      ]\n');
   if (requests === 0) {
-    if (!block.includes('\n      "requests": []\n')) throw new Error('saved block has requests');
+    if (!/\n {6}"requests": \[\],?\n/.test(block.toString('latin1', 0, Math.min(block.length, 1 << 20)))) throw new Error('saved block has requests');
     return Buffer.alloc(0);
   }
   const at = block.indexOf(open);
-  if (at < 0 || !block.subarray(block.length - close.length).equals(close)) throw new Error('saved block is not laid out as expected');
-  return block.subarray(at + open.length, block.length - close.length);
+  // The requests' closing line is the last line of the block indented by 6 that starts with `]`:
+  // what follows (the phux stream) is a key at 6 with its content deeper and `}` to close it.
+  const end = block.lastIndexOf('\n      ]');
+  const after = block[end + 8];
+  if (at < 0 || end < at + open.length || (after !== 0x0a && after !== 0x2c)) throw new Error('saved block is not laid out as expected');
+  return block.subarray(at + open.length, end);
 }
 
 /** Reads block `index` of an output entry. */
@@ -497,7 +531,6 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
     const count = state.judge.count;
     if (live.kept !== count || session.requests.length < count) return miss('earlier requests rebuilt (a new rate)');
     const appended = session.requests.slice(count);
-    if (session.events.some((e) => e.kind === 'context')) return miss('a phux context message');
     // openRef's number checks, on what is new (a problem there adds diagnostics among the earlier ones': not continued).
     const probe: Session = { ...session, requests: appended, diagnostics: [] };
     checkSessionNumbers(probe);
@@ -515,7 +548,18 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
     const head = sessionReport({ session: { ...session, requests: [] }, requests: [], tokenModel: judge.tokenModel, totals: totalsOf(sums.sums) }, rules);
     head.models = sums.models;
     head.evidence = sums.evidence;
+    // The phux context stream over every event (kept in the state), each message's carrier among
+    // the earlier carriers and the appended requests (report/phux.ts carrier: the first agent
+    // request after its line; no other earlier request can be one, see carriersOf).
+    const lineOf = new Map(state.carriers);
+    const carrierRequests = [
+      ...state.carriers.map(([index, line]) => ({ index, kind: 'agent', source: { file: session.path, line }, timeMs: null }) as unknown as LlmRequest),
+      ...appended,
+    ];
+    attachPhux(head, { ...session, requests: carrierRequests });
     if (!continuable(head)) return miss('session-wide report parts');
+    const carriers = carriersOf(head, (i) => (i <= count ? lineOf.get(i) : appended[i - count - 1]?.source.line));
+    if (!carriers) return miss('a context message carrier without its line');
     // The state after the appended lines (for the next growth).
     const writer = new ChainWriter();
     const lastReq = appended[appended.length - 1];
@@ -526,7 +570,7 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
     } catch (e) {
       if (!(e instanceof NeedsFullRead)) throw e;
     }
-    const next = bodyOf(pi, judge, calibration, sums, writer);
+    const next = bodyOf(pi, judge, calibration, sums, writer, carriers);
     const unreadable = sums.sums.requests === 0 && session.diagnostics.some((d) => d.severity === 'error');
     continuedRuns++;
     return { head, fresh, count, next, appended: appended.length, unreadable };

@@ -131,6 +131,8 @@ export interface PiTailState {
   diagnostics: { lines: Diagnostic[]; head: Diagnostic[]; entries: Diagnostic[]; links: Diagnostic[] };
   ignored: Record<string, number>;
   title: string | null;
+  /** Transcript events so far (phux context messages, compactions, branches), for the context stream. */
+  events: TranscriptEvent[];
 }
 
 /** An incrementally read Pi session file. */
@@ -241,15 +243,14 @@ export class PiLiveSession {
 
   /**
    * What `restore` needs to continue this read in another process, or null when it cannot be
-   * continued (no header, an older format, a half-written last line, no entries, or captured
-   * phux context messages, whose stream is analyzed over the whole session). The encoder states
+   * continued (no header, an older format, a half-written last line, no entries). The encoder states
    * after the last entry are saved for `contexts` (the next request's likely encodings).
    * @param ref index of a chain node in the caller's table (core/tailstate.ts ChainWriter.ref)
    */
   exportState(contexts: readonly EncodeContext[], ref: (n: BlockNode | null) => number): PiTailState | null {
     const read = this.read;
     if (!read.header || read.version !== PI_SESSION_VERSION || !read.entries.length || this.pending || !this.builder) return null;
-    if (this.eventsFor !== read.entries.length || this.events.some((e) => e.kind === 'context')) return null;
+    if (this.eventsFor !== read.entries.length) return null;
     const tip = read.entries[read.entries.length - 1];
     const encoder: StoredEncState[] = [];
     for (const c of contexts) if (!encoder.some((e) => e.ctx.api === c.api && e.ctx.provider === c.provider && e.ctx.model === c.model)) encoder.push(this.encoder.exportState(tip, c, ref));
@@ -268,6 +269,7 @@ export class PiLiveSession {
       diagnostics: { lines: [...this.lineDiagnostics], head: [...this.parts.head], entries: [...this.parts.entries], links: [...this.parts.links] },
       ignored: { ...read.ignored },
       title: this.title ?? null,
+      events: this.events.map((e) => ({ ...e })),
     };
   }
 
@@ -307,6 +309,7 @@ export class PiLiveSession {
     s.lineDiagnostics = [...state.diagnostics.lines];
     s.parts = { head: [...state.diagnostics.head], entries: [...state.diagnostics.entries], links: [...state.diagnostics.links] };
     s.eventsFor = state.entries;
+    s.events = state.events.map((e) => ({ ...e }));
     if (state.title !== null) s.title = state.title;
     s.kept = state.builder.count;
     return s;

@@ -34,7 +34,7 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     mkdirSync(join(dir, 'in'));
     const w = await writeSession(big, { bytes: 10_000_000, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
     assert.equal(w.requests, 4084);
-    // A recording with phux context messages beside it: analyzed in full every time (no state).
+    // A recording with phux context messages beside it (not grown: its output entry hits).
     cpSync('test/fixtures/pi/main', join(dir, 'in', 'main'), { recursive: true });
   });
   after(() => {
@@ -56,8 +56,8 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     const first = await run(input);
     assert.equal(first.code, 0);
     assert.equal(first.text, (await run('--no-cache', input)).text);
-    // One state: the generated session's (the recording with context messages has none).
-    assert.equal(states().length, 1);
+    // Two states: the generated session's and the recording's (its phux context stream included).
+    assert.equal(states().length, 2);
     const n0 = tail.continuedRuns;
     for (let i = 0; i < 2; i++) {
       appendFileSync(big, oneMoreRequest(big, 10 + i));
@@ -69,7 +69,8 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
       assert.match(later.text, new RegExp(`"responseId": "bench-appended-${10 + i}"`));
     }
     // A corrupt state: not trusted, the grown session read in full, a valid state written again.
-    const file = join(dir, 'xdg', 'prefix-lens', 'v2', states()[0]);
+    const bigState = states().find((f) => readFileSync(join(dir, 'xdg', 'prefix-lens', 'v2', f), 'utf8').includes('"bench-appended-11"'))!;
+    const file = join(dir, 'xdg', 'prefix-lens', 'v2', bigState);
     writeFileSync(file, readFileSync(file, 'utf8').slice(0, 5000));
     appendFileSync(big, oneMoreRequest(big, 20));
     const n1 = tail.continuedRuns;
