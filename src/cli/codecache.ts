@@ -93,9 +93,12 @@ export function loadCached(
     throw e;
   }
   m.loaded = true;
-  // The data is made now, after the top level ran: V8 ties it to the flags of this moment, and the
-  // run may change them later (memory.ts sets --expose-gc), which would make the next process
-  // reject data made at exit.
+  // Data made now (after the top level ran) is what a worker of this run gets on a miss. The
+  // entry is made at exit instead: V8 then also writes the bytecode of every function the run
+  // compiled lazily, so the next process compiles none of them again (~25 ms CPU per process on
+  // the Pi fixtures). V8 ties the data to the flags of the moment it is made: a flag the run
+  // sets must be set back before exit (memory.ts sets --expose-gc for one new context and unsets
+  // it), or the next process rejects the entry and writes it again.
   let made: Buffer | null = null;
   if (result !== 'hit' && !given) {
     try {
@@ -105,7 +108,14 @@ export function loadCached(
     }
   }
   const save = () => {
-    if (made && entry) writeEntry(entry, made);
+    if (!made || !entry) return;
+    let full: Buffer;
+    try {
+      full = script.createCachedData();
+    } catch {
+      full = made;
+    }
+    writeEntry(entry, full);
   };
   return { exports: m.exports, result, save, data: result === 'hit' ? cachedData! : made };
 }

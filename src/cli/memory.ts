@@ -33,14 +33,20 @@ let gc: (() => void) | null | undefined;
 let usedAfter = 0;
 
 /**
- * The `gc()` function, exposed for a new context (V8 only defines it in contexts created after
- * the flag is set), or null when the runtime refuses.
+ * The `gc()` function: the global one when the process was started with `--expose-gc`, else one
+ * exposed for a new context (V8 only defines it in contexts created after the flag is set, and
+ * the flag is unset again right after), or null when the runtime refuses.
  */
-function gcFunction(): (() => void) | null {
+export function gcFunction(): (() => void) | null {
   if (gc === undefined) {
+    const global = (globalThis as { gc?: unknown }).gc;
+    if (typeof global === 'function') return (gc = global as () => void);
     try {
       setFlagsFromString('--expose-gc');
       const f = runInNewContext('gc') as unknown;
+      // Set back at once: the function stays, and the flags are again those the bundle's V8 code
+      // cache entry is made and checked under (codecache.ts: data made under other flags is rejected).
+      setFlagsFromString('--no-expose-gc');
       gc = typeof f === 'function' ? (f as () => void) : null;
     } catch {
       gc = null;

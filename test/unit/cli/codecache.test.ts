@@ -84,10 +84,16 @@ describe('code cache (the analysis bundle compiled once)', function () {
     assert.equal(await fresh(), 'miss');
   });
 
-  it('data saved by a run that set a V8 flag after the load (memory.ts: --expose-gc) is taken by the next process', async () => {
+  it('data saved by a run that exposed gc after the load (memory.ts) is taken by the next process, and holds the functions the run compiled', async () => {
     const { execa } = await import('execa'); // ESM-only package
-    const probe = `const { loadCached } = require(${JSON.stringify(join(process.cwd(), 'src/cli/codecache.ts'))}); const r = loadCached(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); require('node:v8').setFlagsFromString('--expose-gc'); r.save(); process.stdout.write(r.result);`;
-    assert.equal((await execa('node', ['--import', 'tsx', '-e', probe])).stdout, 'miss');
+    const memory = JSON.stringify(join(process.cwd(), 'src/cli/memory.ts'));
+    // As the CLI does: load, run (f compiled lazily), get gc from memory.ts (sets and unsets the
+    // flag), collect, save at exit; prints what V8 data made right after the top level weighs.
+    const probe = `const { loadCached } = require(${JSON.stringify(join(process.cwd(), 'src/cli/codecache.ts'))}); const r = loadCached(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); r.exports.f(10); const gc = require(${memory}).gcFunction(); gc(); r.save(); process.stdout.write(r.result + ':' + r.data.length + ':' + typeof gc);`;
+    const [result, early, gcType] = (await execa('node', ['--import', 'tsx', '-e', probe])).stdout.split(':');
+    assert.deepEqual([result, gcType], ['miss', 'function']);
+    const entry = codeCacheFile(cacheDir, file)!;
+    assert.ok(readFileSync(entry).length - 32 > Number(early), `entry ${readFileSync(entry).length - 32} bytes, data after the top level ${early}`);
     assert.equal(await fresh(), 'hit');
   });
 
