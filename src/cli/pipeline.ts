@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { analyzeSession } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { openSessions } from '../hosts/open.js';
-import { releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
+import { openRef, releaseReaders, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
@@ -114,7 +114,12 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       let refs: SessionRef[];
       try {
         if (input.requests) {
-          yield { ref: null, reports: (await openSessions(input.path, { requestsDir: input.requests, env: opts.env })).map(reportOf) };
+          // Found as without --requests (any host, at any depth below a folder), each read with the bodies.
+          const named = await resolveArg(input.path, { env: opts.env, home: homedir() });
+          const sessions: Session[] = [];
+          if (named.length) for (const ref of named) sessions.push(...(await openRef(ref, { requestsDir: input.requests, env: opts.env })));
+          else sessions.push(...(await openSessions(input.path, { requestsDir: input.requests, env: opts.env })));
+          yield { ref: null, reports: sessions.map(reportOf) };
           continue;
         }
         refs = await resolveArg(input.path, { env: opts.env, home: homedir() });
