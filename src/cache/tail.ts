@@ -49,7 +49,7 @@ import {
 import type { BlockNode } from '../core/chain.js';
 import type { LlmRequest, Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
-import { ChainWriter, keyToHex, nodeAt, readChains, type StoredNode } from '../core/tailstate.js';
+import { ChainWriter, nodeAt, readChains, type StoredNode } from '../core/tailstate.js';
 import { compactChains } from '../core/wire.js';
 import { checkSessionNumbers, MAX_DIAGNOSTICS } from '../hosts/numbers.js';
 import { NeedsFullRead, PiLiveSession, type PiTailState } from '../hosts/pi/live.js';
@@ -58,7 +58,7 @@ import type { SessionRef } from '../hosts/registry.js';
 import { requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
 import { jsonText } from '../sanitize.js';
 import { attachPhux } from '../report/phux.js';
-import { entryFile, FORMAT, sameIdentity, type Identity } from './identity.js';
+import { entryFile, FORMAT, type Identity } from './identity.js';
 import { cachedOutput, type CachedOutput } from './output.js';
 import { releaseBetweenSessions } from '../cli/memory.js';
 
@@ -667,12 +667,6 @@ export async function savedBlock(ref: Pick<SessionRef, 'key'>, cacheDir: string,
   }
 }
 
-/** True when `state` was saved under exactly `id` (the entry it belongs to). */
-export function stateFor(state: TailState, id: Identity): boolean {
-  return sameIdentity(state.identity, id);
-}
-
-export { keyToHex };
 
 /**
  * The CLI's continuation of a ref whose output entry missed (src/cli/main.ts): its saved state,

@@ -133,13 +133,3 @@ export function nodeAt(nodes: readonly BlockNode[], i: number): BlockNode | null
   if (!n) throw new Error(`chain node ${i} is not in the table`);
   return n;
 }
-
-/** Hex of a 32-character binary digest (BlockNode.hashKey), for JSON. */
-export function keyToHex(key: string): string {
-  return Buffer.from(key, 'latin1').toString('hex');
-}
-
-/** The binary digest of its hex form. */
-export function hexToKey(hex: string): string {
-  return Buffer.from(hex, 'hex').toString('latin1');
-}
