@@ -80,20 +80,8 @@ export interface SessionAnalysis {
    * head in reconstructed mode), so it is per lineage and request kind; `calibrated` is false when no usage was seen.
    */
   tokenModel: { base: Record<string, number>; perByte: number; calibrated: boolean };
-  totals: {
-    requests: number;
-    breaks: number;
-    /** Observed tokens (sums over requests with usage). */
-    cacheRead: number;
-    cacheWrite: number;
-    uncached: number;
-    output: number;
-    lostTokens: number;
-    /** Sum of known break costs, USD. */
-    costUSD: number;
-    /** cacheRead / prompt tokens over requests with usage, 0..1; null without usage. */
-    hitRate: number | null;
-  };
+  /** The running sums without `prompt`, and the hit rate: cacheRead / prompt tokens over requests with usage, 0..1; null without usage. */
+  totals: Omit<TotalSums, 'prompt'> & { hitRate: number | null };
 }
 
 /** Estimated tokens of a prefix: through node `n` (null = none) and `extraBytes` more bytes. */
@@ -1014,16 +1002,19 @@ export function totals(rs: readonly RequestAnalysis[]): SessionAnalysis['totals'
   return totalsOf(sumTotals(rs));
 }
 
-/** The running sums behind `totals` (tokens, USD); `prompt` = prompt tokens of the requests with usage. */
+/** The running sums behind `totals` (tokens, USD). */
 export interface TotalSums {
   requests: number;
   breaks: number;
+  /** Observed tokens (sums over requests with usage). */
   cacheRead: number;
   cacheWrite: number;
   uncached: number;
   output: number;
   lostTokens: number;
+  /** Sum of known break costs, USD. */
   costUSD: number;
+  /** Prompt tokens of the requests with usage (the hit rate's denominator). */
   prompt: number;
 }
 
