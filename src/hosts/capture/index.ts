@@ -140,6 +140,9 @@ function recordedKind(k: string | undefined): LlmRequest['kind'] | undefined {
   return k === 'agent' || k === 'summary' || k === 'title' ? k : undefined;
 }
 
+/** The start of Codex's compaction prompt, sent after the history without tools (recorded codex body 008). */
+const CODEX_COMPACTION_MARK = 'CONTEXT CHECKPOINT COMPACTION';
+
 /**
  * Heuristic kind of a body: summarization prompts and title prompts have no tools. Only the
  * body's start is read (8000 UTF-16 units never take more than 32000 UTF-8 bytes), and its end:
@@ -152,7 +155,8 @@ function kindOf(body: Uint8Array, hasTools: boolean): LlmRequest['kind'] {
   const text = decoder.decode(body.subarray(0, 32000));
   if (/title/i.test(text.slice(0, 4000)) && /generate|title for/i.test(text.slice(0, 4000))) return 'title';
   if (/summar/i.test(text.slice(0, 8000))) return 'summary';
-  return /summar/i.test(decoder.decode(body.subarray(Math.max(0, body.length - 8000)))) ? 'summary' : 'agent';
+  // At the end, only the compaction prompt itself: a history that merely mentions a summary is not one.
+  return decoder.decode(body.subarray(Math.max(0, body.length - 8000))).includes(CODEX_COMPACTION_MARK) ? 'summary' : 'agent';
 }
 
 /** Reads a capture folder as one wire-evidence session. Bad bodies become diagnostics. */

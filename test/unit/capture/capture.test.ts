@@ -66,3 +66,17 @@ describe('capture folder reader', () => {
     }
   });
 });
+
+describe('capture folder reader: the kind of a body without tools', () => {
+  it("Codex's compaction prompt at the end is a summary; a history that ends mentioning a summary is the agent's", async () => {
+    const { captureDir } = await import('../analyze/review-helpers.js');
+    const codex = 'test/fixtures/codex/requests';
+    const lastText = (b: any) => b.input.at(-1).content[0];
+    const dir = captureDir(codex, [
+      ['008-openai-responses'],
+      ['008-openai-responses', (b) => (lastText(b).text = 'Thanks. Please keep the summary of the tests short in the README.')],
+    ]);
+    const s = await readCaptureSession(dir);
+    assert.deepEqual(s.requests.map((r) => r.kind), ['summary', 'agent']);
+  });
+});
