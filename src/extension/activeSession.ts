@@ -8,19 +8,17 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
-import { ago, percent, plural, sessionName, tokens, usd } from './format.js';
+import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, tokens } from './format.js';
 import type { SessionsView } from './sessionsView.js';
 import type { SessionSummary } from './summaryCache.js';
 
 /** How long after its last write a session counts as active (ms): a turn, plus a pause to read it. */
-export const ACTIVE_MS = 30 * 60_000;
+const ACTIVE_MS = 30 * 60_000;
 
 export class ActiveSessionStatus implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly listener: vscode.Disposable;
   private readonly timer: ReturnType<typeof setInterval>;
-  private running: Promise<void> | undefined;
-  private again = false;
   /** The last listing (newest first); undefined until there was one. */
   private refs: SessionRef[] | undefined;
   /** The session shown, or undefined while hidden (for tests and the log). */
@@ -29,15 +27,15 @@ export class ActiveSessionStatus implements vscode.Disposable {
   constructor(private readonly sessions: SessionsView) {
     this.item = vscode.window.createStatusBarItem('prefixLens.activeSession', vscode.StatusBarAlignment.Right, 101);
     this.item.name = 'Prefix Lens: Active Session';
-    // A listing, or a new summary in the view; the minute timer hides a session gone quiet.
+    // A listing, or the shown session's summary ready; the minute timer hides a session gone quiet.
     this.listener = vscode.Disposable.from(
       sessions.onDidList((refs) => {
         this.refs = refs;
-        void this.update();
+        this.update();
       }),
-      sessions.onDidChangeTreeData(() => void this.update()),
+      sessions.onDidSummarize((ref) => ref.key === this.shown?.key && this.update()),
     );
-    this.timer = setInterval(() => void this.update(), 60_000);
+    this.timer = setInterval(() => this.update(), 60_000);
   }
 
   /** The item's text (`$(icon) …`) and tooltip (markdown source), for tests. */
@@ -52,40 +50,18 @@ export class ActiveSessionStatus implements vscode.Disposable {
     return this.item.backgroundColor !== undefined;
   }
 
-  /** Re-renders from the current listing; calls during a render coalesce into one more. */
-  update(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.render();
-        } while (this.again);
-      } finally {
-        this.running = undefined;
-      }
-    })();
-    return this.running;
-  }
-
-  private async render(): Promise<void> {
-    if (!this.refs) return;
-    const ref = this.refs[0] && Date.now() - this.refs[0].mtimeMs < ACTIVE_MS ? this.refs[0] : undefined;
+  /** Shows the newest listed session if it is active (its summary as far as known; asks the view for a current one), else hides. */
+  update(): void {
+    const newest = this.refs?.[0];
+    const ref = newest && Date.now() - newest.mtimeMs < ACTIVE_MS ? newest : undefined;
     this.shown = ref;
     if (!ref) {
       this.item.hide();
       return;
     }
-    const summary = this.sessions.summaryOf(ref);
-    this.show(ref, summary);
-    // Makes the view (re)compute it when it is missing or stale; rendered again only if it changed
-    // (the view fires no event for a session whose row is not shown).
-    void this.sessions.summariesOf([ref]).then(() => {
-      if (this.sessions.summaryOf(ref) !== summary) void this.update();
-    });
+    // Missing or stale: the view computes it and fires onDidSummarize (nothing when it is current).
+    this.sessions.summarize(ref);
+    this.show(ref, this.sessions.summaryOf(ref));
   }
 
   private show(ref: SessionRef, s: SessionSummary | undefined): void {
@@ -103,13 +79,13 @@ export class ActiveSessionStatus implements vscode.Disposable {
       this.item.backgroundColor = undefined;
       this.item.accessibilityInformation = { label: `Prefix Lens: analyzing the active session ${name}` };
     } else {
-      const hit = s.hitRate === null ? 'no usage' : `${percent(s.hitRate)} hit`;
+      const hit = hitText(s);
       this.item.text = `$(${broke ? 'warning' : 'pulse'}) ${hit} · ${plural(s.breaks, 'break')}`;
       this.item.backgroundColor = broke ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
       this.item.accessibilityInformation = { label: `Prefix Lens: active session ${name}: ${hit}, ${plural(s.breaks, 'break')}${broke ? ', the latest request broke the cache' : ''}` };
-      md.appendMarkdown(`**${s.requests}** requests · **${s.breaks}** breaks · hit rate **${s.hitRate === null ? 'n/a' : percent(s.hitRate)}**\n\n`);
+      md.appendMarkdown(`${countsMarkdown(s)}\n\n`);
       if (broke && s.last) md.appendMarkdown(`$(warning) The latest request, #${s.last.index}, broke the cache: **${tokens(s.last.lostTokens)}** tokens billed again.\n\n`);
-      md.appendMarkdown(`Re-billed by breaks: **${tokens(s.lostTokens)}** tokens, **${usd(s.costUSD)}**\n\n`);
+      md.appendMarkdown(`${rebilledMarkdown(s)}\n\n`);
     }
     md.appendMarkdown('Click to open its Timeline.');
     this.item.tooltip = md;

@@ -123,9 +123,8 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         find: async (key, path) => {
           const refs = await sessions.sessions();
           const found = refs.find((r) => (key ? r.key === key : r.path === path)) ?? refs.find((r) => r.path === path);
-          if (found || !path.endsWith('.jsonl')) return found;
-          const { stat } = await import('node:fs/promises');
-          return stat(path).then((st) => fileRef(path, st), () => undefined);
+          // Not listed (a file opened by hand): recognized by the registry, as Open Timeline does.
+          return found ?? (await resolvePath(path)).find((r) => (key ? r.key === key : r.path === path));
         },
       });
       context.subscriptions.push(p);

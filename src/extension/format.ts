@@ -1,5 +1,6 @@
 /** Short text forms for tree items, hovers and diagnostics (view-side formatting only). */
 import type { SessionRef } from '../hosts/registry.js';
+import type { SessionSummary } from './summaryCache.js';
 import { displayText } from '../sanitize.js';
 
 /** `1234` → `1,234`. */
@@ -34,3 +35,13 @@ export const plural = (n: number, one: string, many = `${one}s`): string => `${n
 export function sessionName(ref: SessionRef): string {
   return ref.title ?? (ref.firstPrompt ? displayText(ref.firstPrompt, 80) : ref.id);
 }
+
+/** `64% hit`, or `no usage` when the session reported none. */
+export const hitText = (t: SessionSummary): string => (t.hitRate === null ? 'no usage' : `${percent(t.hitRate)} hit`);
+
+/** Markdown (numbers only) of a session summary's counts: `**13** requests · **3** breaks · hit rate **64%**`. */
+export const countsMarkdown = (t: SessionSummary): string =>
+  `**${t.requests}** requests · **${t.breaks}** breaks · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**`;
+
+/** Markdown (numbers only) of what a session's breaks re-billed, tokens and USD. */
+export const rebilledMarkdown = (t: SessionSummary): string => `Re-billed by breaks: **${tokens(t.lostTokens)}** tokens, **${usd(t.costUSD)}**`;

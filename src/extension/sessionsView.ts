@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { AnalysisWorker } from './analysisWorker.js';
 import { CancelledError } from './analysisWorker.js';
-import { ago, percent, plural, sessionName, tokens, usd } from './format.js';
+import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, tokens } from './format.js';
 import type { Log } from './log.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
@@ -36,6 +36,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   private readonly listed = new vscode.EventEmitter<SessionRef[]>();
   /** Fires with every completed listing (newest first). */
   readonly onDidList = this.listed.event;
+  private readonly summarizedEmitter = new vscode.EventEmitter<SessionRef>();
+  /** Fires when a session's summary is ready (or failed), shown in the tree or not. */
+  readonly onDidSummarize = this.summarizedEmitter.event;
   private refs: SessionRef[] | undefined;
   /** Hosts of the registry in view order (from the worker, so this bundle loads no reader). */
   private hosts: Array<{ id: string; label: string }> = [];
@@ -76,6 +79,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   summaryOf(ref: SessionRef): SessionSummary | undefined {
     const s = this.summaries.get(ref.key);
     return s?.state === 'done' ? s.summary : s?.state === 'pending' ? s.previous : undefined;
+  }
+
+  /** Makes sure `ref`'s summary is (being) computed for this listing; onDidSummarize says when it is ready. */
+  summarize(ref: SessionRef): void {
+    this.ensure(ref);
   }
 
   /** Starts (re)analyzing `ref` unless its summary is of this very listing or is being computed. */
@@ -199,7 +207,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
 
   private sessionItem(ref: SessionRef): vscode.TreeItem {
     const s = this.ensure(ref);
-    const summary = s.state === 'done' ? s.summary : s.state === 'pending' ? s.previous : undefined;
+    const summary = this.summaryOf(ref);
     const label = summary?.title ?? sessionName(ref);
     const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     item.id = ref.key;
@@ -216,8 +224,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       item.tooltip = `${ref.path}\n${s.error}`;
     } else {
       const t = summary!;
-      const hit = t.hitRate === null ? 'no usage' : `${percent(t.hitRate)} hit`;
-      item.description = `${t.requests} req · ${plural(t.breaks, 'break')} · ${hit} · ${when}`;
+      item.description = `${t.requests} req · ${plural(t.breaks, 'break')} · ${hitText(t)} · ${when}`;
       item.iconPath = iconFor(t);
       item.tooltip = tooltip(ref, t);
     }
@@ -266,6 +273,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   private fireFor(ref: SessionRef): void {
     const n = this.nodes.get(ref.key);
     if (n) this.changed.fire(n);
+    this.summarizedEmitter.fire(ref);
   }
 
   dispose(): void {
@@ -273,6 +281,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     for (const w of this.watchers) w.dispose();
     this.changed.dispose();
     this.listed.dispose();
+    this.summarizedEmitter.dispose();
   }
 }
 
@@ -294,9 +303,9 @@ function tooltip(ref: SessionRef, t: SessionSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.supportHtml = false;
   md.appendText(`${t.title ?? sessionName(ref)}\n\n${ref.id}\n\n`);
-  md.appendMarkdown(`**${t.requests}** requests · **${t.breaks}** breaks · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**\n\n`);
+  md.appendMarkdown(`${countsMarkdown(t)}\n\n`);
   md.appendMarkdown(`| | tokens |\n|---|---:|\n| cache read | ${tokens(t.cacheRead)} |\n| cache write | ${tokens(t.cacheWrite)} |\n| uncached | ${tokens(t.uncached)} |\n\n`);
-  md.appendMarkdown(`Re-billed by breaks: **${tokens(t.lostTokens)}** tokens, **${usd(t.costUSD)}**\n\n`);
+  md.appendMarkdown(`${rebilledMarkdown(t)}\n\n`);
   md.appendText(`${ref.path}${ref.project ? `\nproject ${ref.project}` : ''}`);
   return md;
 }

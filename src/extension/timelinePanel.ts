@@ -6,7 +6,7 @@
  * analysis when either grows and sends what changed, livePatch.ts) and is restored after a
  * window reload by the WebviewPanelSerializer from the state the app saves.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ const DAY_FOLDER = /^\d{4}-\d\d-\d\d$/;
 export interface TimelineDeps {
   extensionUri: vscode.Uri;
   log: Log;
-  /** Analyzes a session; undefined when cancelled. `quiet`: no progress notification (live tail). */
+  /** Analyzes a session; undefined when cancelled. `quiet`: no progress notification (a panel restored after a reload). */
   analyze(ref: SessionRef, quiet?: boolean): Promise<SessionReport | undefined>;
   /**
    * The ref as its files are now (size, mtime and the host's own stamp), undefined when the
@@ -66,13 +66,13 @@ class TimelinePanel {
   patchesPosted = 0;
   /** The report the webview was last sent (a patch is posted only on top of it). */
   private posted: SessionReport | undefined;
-  /** Live-tail steps: sessions read in full for it, and patches applied (appends judged alone). */
-  readonly tailStats = { opened: 0, patches: 0 };
+  /** Live-tail steps that read the session in full (the first change, or starting over). */
+  readonly tailStats = { opened: 0 };
   private tailing: Promise<void> | undefined;
   private tailAgain = false;
   private disposed = false;
   /** This panel's id for the worker's live state (two panels of one session each have their own). */
-  private readonly liveId = `${Math.random().toString(36).slice(2)}-${Date.now()}`;
+  private readonly liveId = randomUUID();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -195,15 +195,19 @@ class TimelinePanel {
   }
 
   private async tail(): Promise<void> {
-    const { stat } = await import('node:fs/promises');
-    let st;
-    try {
-      st = await stat(this.ref.path);
-    } catch {
-      return;
+    // Pi: the worker's live analysis checks the file itself. Other hosts are analyzed through the
+    // result cache: the ref as the registry sees it now (OpenCode's row stamp), else the file's stat.
+    let ref = this.ref;
+    if (ref.host !== 'pi') {
+      const fresh = await this.deps.current(this.ref).catch(() => undefined);
+      if (fresh) ref = fresh;
+      else {
+        const { stat } = await import('node:fs/promises');
+        const st = await stat(this.ref.path).catch(() => undefined);
+        if (!st) return;
+        ref = { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined };
+      }
     }
-    const fresh = await this.deps.current(this.ref).catch(() => undefined);
-    const ref = fresh ?? { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined };
     const step = await this.next(ref).catch((e: Error) => {
       this.deps.log.warn(`timeline: live update of ${ref.path} failed: ${e.message}`);
       return undefined;
@@ -225,24 +229,25 @@ class TimelinePanel {
 
   /** The report after the next live step (with the patch that made it, if one did), or null when nothing changed. */
   private async next(ref: SessionRef): Promise<{ report: SessionReport; patch: LivePatch | null } | null> {
-    if (this.disposed) return null;
-    let step = await this.deps.follow(ref, this.liveId);
-    if (step.opened) this.tailStats.opened++;
-    if (step.full) return { report: step.full, patch: null };
-    if (!step.patch) return null;
+    const step = await this.follow(ref);
+    if (!step?.patch) return step?.full ? { report: step.full, patch: null } : null;
     try {
-      const report = applyPatch(this.report, step.patch);
-      this.tailStats.patches++;
-      return { report, patch: step.patch };
+      return { report: applyPatch(this.report, step.patch), patch: step.patch };
     } catch (e) {
       // Not the report the worker continued from: start over from the files.
       this.deps.log.warn(`timeline: ${(e as Error).message}; reading ${ref.path} again`);
       await this.deps.unfollow(this.liveId);
-      if (this.disposed) return null;
-      step = await this.deps.follow(ref, this.liveId);
-      if (step.opened) this.tailStats.opened++;
-      return step.full ? { report: step.full, patch: null } : null;
+      const again = await this.follow(ref);
+      return again?.full ? { report: again.full, patch: null } : null;
     }
+  }
+
+  /** One live step of this panel (undefined once it is closed), counting the full reads. */
+  private async follow(ref: SessionRef): Promise<(LiveStep & { opened: boolean }) | undefined> {
+    if (this.disposed) return undefined;
+    const step = await this.deps.follow(ref, this.liveId);
+    if (step.opened) this.tailStats.opened++;
+    return step;
   }
 
   dispose(): void {
