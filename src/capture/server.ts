@@ -15,6 +15,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { FILE_LIMITS } from '../hosts/files.js';
+import { header, sessionOf } from '../hosts/wireconversation.js';
 import { displayUrl, parseUpstreams, routeOf, upstreamUrl, type UpstreamFamily } from './route.js';
 import { redactHeaders, redactPath } from './redact.js';
 import { CaptureStore, folderName, type Slot } from './store.js';
@@ -25,12 +26,7 @@ export const DEFAULT_CAPTURE_PORT = 8711;
 /** The only address the proxy listens on. */
 export const CAPTURE_HOST = '127.0.0.1';
 
-/**
- * Request headers that name the host's session, in the order they are looked for: Claude Code
- * (`x-claude-code-session-id`), OpenCode (`x-session-id`, reference/opencode.md §3.7), Codex
- * (`session-id`), Pi on OpenAI Responses (`session_id`, reference/pi.md §3).
- */
-export const SESSION_HEADERS = ['x-claude-code-session-id', 'x-session-id', 'session-id', 'session_id'] as const;
+export { SESSION_HEADERS, sessionOf } from '../hosts/wireconversation.js';
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the proxy sets itself: never forwarded. */
 const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect']);
@@ -243,18 +239,6 @@ export async function startCaptureServer(opts: CaptureServerOptions): Promise<Ca
   };
 }
 
-/** The first session header the request carries. */
-export function sessionOf(headers: http.IncomingHttpHeaders): { name: string; value: string } | null {
-  for (const name of SESSION_HEADERS) {
-    const v = header(headers[name]);
-    if (v) return { name, value: v };
-  }
-  return null;
-}
-
-function header(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
 
 /** Headers named in `Connection` are hop-by-hop too. */
 function connectionListed(raw: string[]): Set<string> {

@@ -12,7 +12,7 @@ import { parseWireBody } from '../../core/wire.js';
 import { z } from 'zod';
 import { parseBounded } from '../../core/depth.js';
 import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '../files.js';
-import { sessionOf } from '../../capture/server.js';
+import { claudeSubagentOf, sessionOf, UNNAMED_SUBAGENT } from '../wireconversation.js';
 import { bodyFirstMessageHash } from '../wirematch.js';
 
 /** The parts of a recorder `.meta.json` we use; everything else is ignored. */
@@ -214,12 +214,9 @@ function conversationOf(body: CapturedBody, w: ReturnType<typeof parseWireBody>)
   const meta = body.meta as (Record<string, unknown> & { sessionId?: unknown; headers?: unknown }) | null;
   const headers = meta?.headers && typeof meta.headers === 'object' ? (meta.headers as Record<string, string | string[] | undefined>) : {};
   const session = typeof meta?.sessionId === 'string' && meta.sessionId ? meta.sessionId : (sessionOf(headers)?.value ?? '');
-  const agentHeader = headers['x-claude-code-agent-id'];
-  if (typeof agentHeader === 'string' && agentHeader) return { session, agent: agentHeader };
-  const billing = w.blocks.find((b) => b.segment === 'system');
-  if (billing && new TextDecoder().decode(billing.bytes).includes('cc_is_subagent=true')) {
-    return { session, agent: `sub-agent-${(bodyFirstMessageHash(w.blocks) ?? '').slice(0, 12)}` };
-  }
+  const agent = claudeSubagentOf(headers, w.blocks);
+  if (agent === UNNAMED_SUBAGENT) return { session, agent: `${UNNAMED_SUBAGENT}-${(bodyFirstMessageHash(w.blocks) ?? '').slice(0, 12)}` };
+  if (agent) return { session, agent };
   return { session, agent: w.thread !== undefined && w.thread !== session ? w.thread : '' };
 }
 

@@ -14,6 +14,7 @@ import { basename } from 'node:path';
 import type { Session } from '../../core/model.js';
 import { FILE_LIMITS, readRegularText } from '../files.js';
 import { withWire, type CapturedRequest, type RequestSource, type Unmatched } from '../wirematch.js';
+import { claudeSubagentOf, UNNAMED_SUBAGENT, type HeaderBag } from '../wireconversation.js';
 import { subagentFiles } from './locate.js';
 import { ccEvents, ccRequests, type CcRequests } from './normalize.js';
 import { readCcFile, type CcRead } from './read.js';
@@ -92,10 +93,7 @@ const COMPACT_MARK = 'Your task is to create a detailed summary of the conversat
  */
 function subagentOf(b: CapturedRequest): string | undefined {
   const headers = b.meta?.headers;
-  const id = headers && typeof headers === 'object' ? (headers as Record<string, unknown>)['x-claude-code-agent-id'] : undefined;
-  if (typeof id === 'string' && id) return id;
-  const billing = b.wire?.blocks.find((x) => x.segment === 'system');
-  return billing && new TextDecoder().decode(billing.bytes).includes('cc_is_subagent=true') ? 'sub-agent' : undefined;
+  return claudeSubagentOf(headers && typeof headers === 'object' ? (headers as HeaderBag) : {}, b.wire?.blocks ?? []);
 }
 
 /**
@@ -114,7 +112,7 @@ const unmatchedClaude: Unmatched = (b, ctx) => {
   const agent = subagentOf(b);
   if (agent === undefined && ctx.sameConversation) return u;
   const tag = ctx.firstMessage ? ctx.firstMessage.slice(0, 12) : basename(b.file);
-  const id = agent === undefined ? `unrecorded-${tag}` : agent === 'sub-agent' ? `sub-agent-${tag}` : agent;
+  const id = agent === undefined ? `unrecorded-${tag}` : agent === UNNAMED_SUBAGENT ? `${UNNAMED_SUBAGENT}-${tag}` : agent;
   const what = agent === undefined ? `a conversation the transcript does not have (first message ${tag})` : `sub-agent ${id}`;
   return {
     ...u,

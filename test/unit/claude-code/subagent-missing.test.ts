@@ -77,7 +77,7 @@ describe('Claude Code: a sub-agent whose transcript is missing', () => {
     }
     const s = await readClaudeSession(alone, { requestsDir: dir });
     assert.equal(s.length, 2);
-    assert.match(s[1].id, /^sub-agent-[0-9a-f]{12}$/);
+    assert.equal(s[1].id, 'sub-agent-9dbc0566f310');
     assert.deepEqual(s[1].requests.map((r) => basename(r.source.file)), ['006-anthropic-messages.body.json']);
     assert.deepEqual(judged(analyzeSession(s[0])), judged(analyzeSession(full[0])));
   });

@@ -26,8 +26,8 @@ describe('--requests naming a folder without captured bodies', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  const check = (s: Session) => {
-    assert.ok(s.requests.length > 0);
+  const check = (s: Session, requests: number) => {
+    assert.equal(s.requests.length, requests, s.id);
     assert.ok(s.requests.every((r) => r.evidence === 'reconstructed'), s.id);
     assert.deepEqual(
       s.diagnostics.filter((d) => d.file === dir).map((d) => [d.line, d.severity, d.message]),
@@ -36,14 +36,15 @@ describe('--requests naming a folder without captured bodies', () => {
   };
 
   it('Pi, Claude Code, Codex and OpenCode: reconstructed, with one warning naming the folder', async () => {
-    check(await readPiSession(PI, { requestsDir: dir }));
-    check((await readClaudeSession(mainTranscript('test/fixtures/claude-code'), { requestsDir: dir }))[0]);
+    check(await readPiSession(PI, { requestsDir: dir }), 8);
+    check((await readClaudeSession(mainTranscript('test/fixtures/claude-code'), { requestsDir: dir }))[0], 12);
     const { readdirSync } = await import('node:fs');
     const day = join(CODEX, '2026', readdirSync(join(CODEX, '2026'))[0]);
     const dd = join(day, readdirSync(day)[0]);
-    check((await readCodexSession(join(dd, readdirSync(dd).find((f) => f.endsWith('.jsonl'))!), { requestsDir: dir }))[0]);
+    check((await readCodexSession(join(dd, readdirSync(dd).find((f) => f.endsWith('.jsonl'))!), { requestsDir: dir }))[0], 9);
     const oc = await readOpenCode('test/fixtures/opencode', { requestsDir: dir });
     assert.equal(oc.length, 6);
-    for (const s of oc) check(s);
+    // The recorded sessions, in the database's order: 6, 5, 1 (the subtask), 9 (compaction), 8 and 5 requests.
+    oc.forEach((s, i) => check(s, [6, 5, 1, 9, 8, 5][i]));
   });
 });
