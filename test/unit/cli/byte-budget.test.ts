@@ -75,8 +75,8 @@ describe('byte-budget scheduling', () => {
       }
       assert.deepEqual(seen, started);
       assert.deepEqual([...seen].sort(), [...sizes.keys()].sort());
-      assert.ok(maxHeld <= largest);
-      assert.ok(overlapped >= 3, `only ${overlapped} starts overlapped another session`);
+      // The largest session runs alone; five starts overlapped a smaller one (deterministic: the mock answers in reverse order).
+      assert.deepEqual([maxHeld, overlapped], [largest, 5]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
