@@ -50,7 +50,7 @@ export class AnalysisWorker {
   run<J extends WorkerJob>(job: J, opts: { token?: vscode.CancellationToken; urgent?: boolean } = {}): Promise<Ok<J['op']>> {
     return new Promise<WorkerResponse>((resolve, reject) => {
       if (opts.token?.isCancellationRequested) return reject(new CancelledError());
-      const withCache = (job.op === 'analyze' || job.op === 'live') && this.resultsDir && !job.cacheDir ? { ...job, cacheDir: this.resultsDir } : job;
+      const withCache = (job.op === 'analyze' || job.op === 'live' || job.op === 'diagnose') && this.resultsDir && !job.cacheDir ? { ...job, cacheDir: this.resultsDir } : job;
       const p: Pending = { req: { ...withCache, id: this.nextId++ } as WorkerRequest, resolve, reject, token: opts.token, urgent: opts.urgent === true };
       opts.token?.onCancellationRequested(() => this.cancel(p));
       // Urgent jobs go before the background ones, in the order they came (two listings finish in order).

@@ -8,6 +8,7 @@
  * Timeline at that request. The analysis runs in the worker; this file only maps the report.
  */
 import * as vscode from 'vscode';
+import type { SessionRef } from '../hosts/registry.js';
 import type { RequestReport, SessionReport } from '../report/json.js';
 import { type AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { percent, tokens, usd } from './format.js';
@@ -18,7 +19,7 @@ export const SOURCE = 'Prefix Lens';
 
 /**
  * Whether `doc` may be a session transcript: a `.jsonl` file on disk whose first line is a JSON
- * object. Which host's (if any) the worker decides (`recognize`); this only spares it the rest.
+ * object. Which host's (if any) the worker decides (`diagnose`); this only spares it the rest.
  */
 export function isTranscript(doc: vscode.TextDocument): boolean {
   return doc.uri.scheme === 'file' && doc.fileName.endsWith('.jsonl') && doc.lineCount > 0 && /^\s*\{/.test(doc.lineAt(0).text);
@@ -89,10 +90,14 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     this.waiters.delete(k);
   }
 
-  /** Analyzes `doc` now (command "Diagnose Active Transcript"); null when no host recognizes it, undefined when cancelled or failed. */
-  async diagnose(doc: vscode.TextDocument, token?: vscode.CancellationToken): Promise<SessionReport | null | undefined> {
+  /**
+   * Analyzes `doc` now (commands "Diagnose Active Transcript", "Diagnose Session"); `ref`: the
+   * session the caller already knows the file holds (not recognized again). Null when no host
+   * recognizes it, undefined when cancelled or failed.
+   */
+  async diagnose(doc: vscode.TextDocument, token?: vscode.CancellationToken, ref?: SessionRef): Promise<SessionReport | null | undefined> {
     if (!isTranscript(doc)) return null;
-    return this.run(doc, token);
+    return this.run(doc, token, ref);
   }
 
   private schedule(doc: vscode.TextDocument, delayMs: number): void {
@@ -108,7 +113,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     );
   }
 
-  private async run(doc: vscode.TextDocument, outer?: vscode.CancellationToken): Promise<SessionReport | null | undefined> {
+  private async run(doc: vscode.TextDocument, outer?: vscode.CancellationToken, known?: SessionRef): Promise<SessionReport | null | undefined> {
     const k = doc.uri.toString();
     this.running.get(k)?.cancel();
     const cts = new vscode.CancellationTokenSource();
@@ -116,15 +121,14 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     this.running.set(k, cts);
     try {
       const path = doc.uri.fsPath;
-      const known = await this.worker.run({ op: 'recognize', path }, { token: cts.token, urgent: true });
-      const ref = known.refs.find((x) => x.path === path);
+      const r = await this.worker.run({ op: 'diagnose', path, ref: known, env: { ...process.env }, overrides: ruleOverrides() }, { token: cts.token, urgent: true });
+      const ref = r.ref;
       if (!ref) {
         // Some other JSON Lines file: no entries, and nothing to keep for it.
         this.collection.delete(doc.uri);
         this.notTranscripts.set(k, doc.version);
         return null;
       }
-      const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() }, { token: cts.token, urgent: true });
       const report = r.sessions.find((s) => s.id === ref.id) ?? r.sessions[0];
       if (!report || cts.token.isCancellationRequested) return undefined;
       this.reports.set(k, report);

@@ -181,7 +181,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       if (t.ref.path.endsWith('.jsonl') && t.ref.host !== 'capture') {
         const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(t.ref.path));
         await vscode.window.showTextDocument(doc, { preview: true });
-        const report = await diagnostics.diagnose(doc);
+        const report = await diagnostics.diagnose(doc, undefined, t.ref);
         if (report) await vscode.commands.executeCommand('workbench.actions.view.problems');
         return report;
       }

@@ -12,11 +12,14 @@ import type { SessionReport } from '../report/json.js';
 /** One step of a followed session: the whole report (opened, read again, or everything judged again), a patch, or nothing. */
 export type LiveStep = { full: SessionReport; patch: null } | { full: null; patch: LivePatch } | { full: null; patch: null };
 
-/** The step a LiveAnalysis update gives. A patch's header is the session report with its kept request entries left out. */
+/**
+ * The step a LiveAnalysis update gives. A patch's header is the session report with its kept
+ * request entries left out; an append judged alone that added no request gives a header-only patch.
+ */
 export function stepOf(u: LiveUpdate): LiveStep {
   if (u.change === 'unchanged' && !u.added.length && !u.revised.length) return { full: null, patch: null };
   // Read again, or every request judged again (e.g. a late captured body changed their evidence): whole.
   if (u.change === 'reset' || !u.continued) return { full: u.report, patch: null };
-  if (!u.added.length && !u.revised.length) return { full: null, patch: null };
+  // Lines that add no request (a user message, a title, a bad line) still move the header: patch it alone.
   return { full: null, patch: { header: { ...u.report, requests: [] }, added: u.added, revised: u.revised } };
 }

@@ -47,7 +47,11 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
     return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
   }
   if (msg.op === 'resolve') return { id: msg.id, ok: true, op: 'resolve', refs: await resolveArg(msg.path, msg.opts), ms: took() };
-  if (msg.op === 'recognize') return { id: msg.id, ok: true, op: 'recognize', refs: await recognizeFile(msg.path), ms: took() };
+  if (msg.op === 'diagnose') {
+    const ref = msg.ref ?? (await recognizeFile(msg.path)).find((x) => x.path === msg.path) ?? null;
+    const sessions = ref ? await analyze({ id: msg.id, op: 'analyze', ref, env: msg.env, overrides: msg.overrides, cacheDir: msg.cacheDir }) : [];
+    return { id: msg.id, ok: true, op: 'diagnose', ref, sessions, ms: took() };
+  }
   if (msg.op === 'live-close') {
     followed.delete(msg.panel);
     return { id: msg.id, ok: true, op: 'live-close', ms: took() };

@@ -11,8 +11,12 @@ export type WorkerRequest =
   | { id: number; op: 'discover'; opts: DiscoverOptions }
   /** The sessions of one file or folder the user named (any host, recognized as the CLI does). */
   | { id: number; op: 'resolve'; path: string; opts: DiscoverOptions }
-  /** The sessions a host recognizes in a file an editor opened (registry recognizeFile: never Pi by name alone). */
-  | { id: number; op: 'recognize'; path: string }
+  /**
+   * A file an editor opened, for the Problems view, in one round-trip: the session a host recognizes
+   * in it (registry recognizeFile: never Pi by name alone; or `ref`, when the caller already has it),
+   * analyzed as `analyze` does (through the result cache). `ref: null` in the answer: no host's.
+   */
+  | { id: number; op: 'diagnose'; path: string; ref?: SessionRef; env: NodeJS.ProcessEnv; overrides: RuleOverrides; cacheDir?: string }
   | { id: number; op: 'analyze'; ref: SessionRef; env: NodeJS.ProcessEnv; requestsDir?: string; overrides: RuleOverrides; cacheDir?: string }
   /**
    * Follows a session as it grows, for one Timeline panel (`panel`: its id). Pi: the first call (or
@@ -29,7 +33,7 @@ export type WorkerResponse =
   | { id: number; ok: true; op: 'discover'; refs: SessionRef[]; hosts: Array<{ id: string; label: string }>; watchRoots: string[]; ms: number }
   | { id: number; ok: true; op: 'analyze'; sessions: SessionReport[]; ms: number }
   | { id: number; ok: true; op: 'resolve'; refs: SessionRef[]; ms: number }
-  | { id: number; ok: true; op: 'recognize'; refs: SessionRef[]; ms: number }
+  | { id: number; ok: true; op: 'diagnose'; ref: SessionRef | null; sessions: SessionReport[]; ms: number }
   /** `opened`: this call read the session in full (a new LiveAnalysis); the step is then `full`. */
   | ({ id: number; ok: true; op: 'live'; opened: boolean; ms: number } & LiveStep)
   | { id: number; ok: true; op: 'live-close'; ms: number }

@@ -52,6 +52,18 @@ describe('live tail patches (worker → Timeline panel)', () => {
     assert.ok(counts.patches > 40, JSON.stringify(counts));
     // An unchanged file is no step at all.
     assert.deepEqual(stepOf(await live.update()), { full: null, patch: null });
+    // A line that adds no request (here the session's new name) patches the header alone.
+    if (at < text.length) {
+      appendFileSync(file, text.slice(at));
+      panel = applyPatch(panel, stepOf(await live.update()).patch!);
+    }
+    const lastId = (JSON.parse(text.slice(ends.at(-2)!, ends.at(-1)! - 1)) as { id: string }).id;
+    appendFileSync(file, JSON.stringify({ type: 'session_info', id: 'fa7c1e01', parentId: lastId, timestamp: '2026-11-05T00:00:00.000Z', name: 'Renamed while followed' }) + '\n');
+    const renamed = stepOf(await live.update());
+    assert.ok(renamed.patch, 'a header-only patch');
+    assert.deepEqual([renamed.patch.added, renamed.patch.revised, renamed.patch.header.title], [[], [], 'Renamed while followed']);
+    panel = applyPatch(panel, renamed.patch);
+    assert.equal(JSON.stringify(panel), await full(), 'after the rename');
   });
 
   it('a patch that does not follow the report is refused (the panel then asks for the whole report)', () => {
