@@ -2,7 +2,8 @@
 //   e2e suite (development path)  → docs/screenshots/vscode-{sidebar,timeline}-<theme>.png, and the
 //                                     walkthrough images resources/walkthrough/{sessions,timeline}-{light,dark}.png
 //   installed suite (the VSIX)     → docs/screenshots/vscode/timeline-light.png (the Marketplace page's)
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+//   browser test of `--html`       → docs/screenshots/timeline-{light,dark}.png (the standalone report)
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,6 +29,13 @@ try {
   const installed = join(shots, 'installed');
   run('installed', installed);
   copyFileSync(join(installed, 'vscode-timeline-light.png'), join(repo, 'docs/screenshots/vscode/timeline-light.png'));
+  // The standalone report's two palettes, from its browser test alone (a config of its own: the
+  // project's .mocharc would add every spec).
+  const config = join(shots, 'mocharc.json');
+  writeFileSync(config, JSON.stringify({ 'node-option': ['import=tsx'], require: ['test/hooks.ts'], timeout: 60000 }));
+  const r = spawnSync('npx', ['mocha', '--config', config, 'test/browser/timeline-report.test.ts', '--grep', 'palette'], { cwd: repo, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the standalone report test failed: its screenshots not updated');
+  for (const t of ['light', 'dark']) copyFileSync(join(repo, '.tmp/browser/screenshots', `timeline-${t}.png`), join(repo, 'docs/screenshots', `timeline-${t}.png`));
 } finally {
   rmSync(shots, { recursive: true, force: true });
 }
