@@ -21,7 +21,7 @@ import { CAPTURE_JOINED, capturedBodiesFor, captureRoots } from './capturejoin.j
 import { checkSessionNumbers } from './numbers.js';
 import { locateOpenCode } from './opencode/locate.js';
 import { listJsonSessions, listSqliteSessions, openCodeRefsAt, openOpenCodeRef, releaseOpenCodeStores } from './opencode/discover.js';
-import { peekPiFile, piRef } from './pi/discover.js';
+import { piRef } from './pi/discover.js';
 import { piAgentDir } from './pi/locate.js';
 import { readPiSession } from './pi/index.js';
 import { claudeRef } from './claude-code/discover.js';
@@ -100,15 +100,24 @@ export interface HostEntry {
   /** Sessions in the host's default locations (or `opts.paths[id]`), from metadata and header reads only. */
   discover(opts: DiscoverOptions): Promise<SessionRef[]>;
   /**
-   * Sessions this host recognizes at a path, or null when the path is not this host's. `explicit`:
-   * the user named this very path (then e.g. any `.jsonl` is read as Pi); false while walking below it.
+   * Sessions this host recognizes at a path, or null when the path is not this host's. `claim`: how
+   * the path came (see Claim); `named` lets e.g. any `.jsonl` be read as Pi.
    */
-  refsAt(path: string, isDir: boolean, explicit: boolean): Promise<SessionRef[] | null>;
+  refsAt(path: string, isDir: boolean, claim: Claim): Promise<SessionRef[] | null>;
   /** Reads one ref in full into normalized Session(s). Never throws for bad content (diagnostics). */
   open(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]>;
   /** Folders to watch for new or changed sessions (they may not exist yet). */
   watchRoots(opts: DiscoverOptions): string[];
 }
+
+/**
+ * How a path reached a host, which sets how much its name and content must say before the host
+ * claims it: `named` (the user named this very path: a named `.jsonl` is read as Pi, its problems
+ * become diagnostics), `walk` (met below a folder: only files that look like the host's; a damaged
+ * Pi session whose first line does not parse is still claimed, so it is reported), `opened` (an
+ * editor opened some file: as `walk`, but Pi's only with a Pi header, since any `.jsonl` may be open).
+ */
+export type Claim = 'named' | 'walk' | 'opened';
 
 /** Alias of hostOf (the name the extension uses). */
 export const hostEntry = (id: string): HostEntry => hostOf(id);
@@ -165,12 +174,12 @@ const pi: HostEntry = {
     const files: string[] = [];
     if (flat) for (const n of await names(flat)) if (n.endsWith('.jsonl')) files.push(join(flat, n));
     for (const d of await names(tree)) for (const n of await names(join(tree, d))) if (n.endsWith('.jsonl')) files.push(join(tree, d, n));
-    const refs = (await mapLimit([...new Set(files)], PEEK_CONCURRENCY, (f) => piRef(f, true))).filter(notNull);
+    const refs = (await mapLimit([...new Set(files)], PEEK_CONCURRENCY, (f) => piRef(f, 'named'))).filter(notNull);
     return newestFirst(refs);
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     if (dir || !path.endsWith('.jsonl')) return null;
-    const ref = await piRef(path, explicit);
+    const ref = await piRef(path, claim);
     return ref ? [ref] : null;
   },
   async open(ref, opts = {}) {
@@ -193,7 +202,7 @@ const opencode: HostEntry = {
     }
     return newestFirst(refs);
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     if (dir) {
       const ns = await names(path);
       const dataDir = ns.includes('opencode.db') || ns.some((n) => /^opencode-.+\.db$/.test(n)) || (ns.includes('storage') && (await isDir(join(path, 'storage', 'session'))));
@@ -201,7 +210,7 @@ const opencode: HostEntry = {
       return dataDir || storage ? openCodeRefsAt(path) : null;
     }
     const name = path.slice(path.lastIndexOf('/') + 1);
-    if (explicit ? !/\.(db|sqlite)$/.test(name) : !/^opencode(-.+)?\.db$/.test(name)) return null;
+    if (claim === 'named' ? !/\.(db|sqlite)$/.test(name) : !/^opencode(-.+)?\.db$/.test(name)) return null;
     return openCodeRefsAt(path);
   },
   open: (ref, opts) => openOpenCodeRef(ref, { requestsDir: opts?.requestsDir }),
@@ -221,9 +230,9 @@ const claudeCode: HostEntry = {
     const files = await locateClaudeSessions(opts.env, opts.home);
     return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => claudeRef(f, false))).filter(notNull));
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     if (dir) return null;
-    const ref = await claudeRef(path, explicit);
+    const ref = await claudeRef(path, claim === 'named');
     return ref ? [ref] : null;
   },
   async open(ref, opts = {}) {
@@ -243,9 +252,9 @@ const codex: HostEntry = {
     const files = await locateCodexRollouts(opts.env, opts.home);
     return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => codexRef(f, false))).filter(notNull));
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     if (dir) return null;
-    const ref = await codexRef(path, explicit);
+    const ref = await codexRef(path, claim === 'named');
     return ref ? [ref] : null;
   },
   async open(ref, opts = {}) {
@@ -264,10 +273,10 @@ const capture: HostEntry = {
   async discover(opts) {
     return opts.paths?.capture ? walkAll(opts.paths.capture, [capture]) : [];
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     // Only a folder the user names: the recorder keeps a session's bodies beside its transcript,
     // and a walk must not report them a second time as a session of their own.
-    if (!dir || !explicit) return null;
+    if (!dir || claim !== 'named') return null;
     const ns = await names(path);
     const bodies = ns.filter((n) => n.endsWith('.body.json'));
     if (!bodies.length) return null;
@@ -297,9 +306,9 @@ const botharness: HostEntry = {
     const refs = (await mapLimit(logs, PEEK_CONCURRENCY, (f) => botharnessRef(f, false))).filter(notNull);
     return newestFirst(refs);
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     if (!dir) {
-      const ref = await botharnessRef(path, explicit);
+      const ref = await botharnessRef(path, claim === 'named');
       return ref ? [ref] : null;
     }
     // A DSH home (has sessions/ and botharness/ or sessions/--<cwd>--/), or one session's folder.
@@ -328,9 +337,9 @@ const piDesktop: HostEntry = {
     const files = await listTranscripts(piDesktopDataDir(opts.env, opts.home));
     return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => piDesktopRef(f, false))).filter(notNull));
   },
-  async refsAt(path, dir, explicit) {
+  async refsAt(path, dir, claim) {
     if (!dir) {
-      const ref = await piDesktopRef(path, explicit);
+      const ref = await piDesktopRef(path, claim === 'named');
       return ref ? [ref] : null;
     }
     // A data dir (pi.sqlite and sessions/) or its sessions/ folder with PI-Desktop transcripts.
@@ -398,7 +407,7 @@ async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<Se
 
 /**
  * The sessions at or below a path, in path order (a database's sessions in creation order).
- * The path itself may be anything a host recognizes (`explicit`: a named `.jsonl` is always read as
+ * The path itself may be anything a host recognizes (Claim `named`: a named `.jsonl` is always read as
  * Pi, a named `.db` as OpenCode); below it, each file and folder is offered to every host, and
  * folders no host claims are entered (symbolic links to folders are not entered, so a walk cannot loop).
  * @returns [] when nothing is recognized (the caller says why)
@@ -412,7 +421,7 @@ export async function findSessions(path: string, hosts: readonly HostEntry[] = H
     throw new Error(`${path}: no such file or directory`);
   }
   for (const h of hosts) {
-    const refs = await h.refsAt(path, st.isDirectory(), true);
+    const refs = await h.refsAt(path, st.isDirectory(), 'named');
     if (refs) return refs;
   }
   if (!st.isDirectory()) return [];
@@ -433,7 +442,7 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
   const files = entries.filter((e) => !e.isDirectory()).map((e) => join(dir, e.name));
   const found = await mapLimit(files, PEEK_CONCURRENCY, async (f) => {
     for (const h of hosts) {
-      const refs = await h.refsAt(f, false, false);
+      const refs = await h.refsAt(f, false, 'walk');
       if (refs) return refs;
     }
     return [];
@@ -445,7 +454,7 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
     const sub = join(dir, e.name);
     let claimed: SessionRef[] | null = null;
     for (const h of hosts) {
-      claimed = await h.refsAt(sub, true, false);
+      claimed = await h.refsAt(sub, true, 'walk');
       if (claimed) break;
     }
     if (claimed) out.push(...claimed);
@@ -480,22 +489,10 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
  */
 export async function recognizeFile(path: string): Promise<SessionRef[]> {
   for (const h of HOSTS) {
-    const refs = await h.refsAt(path, false, false).catch(() => null);
-    if (!refs?.length) continue;
-    // A walk claims a .jsonl whose first line does not parse (a damaged Pi session, so that it is
-    // reported); an editor's arbitrary .jsonl is Pi's only with a Pi header.
-    if (h.id === 'pi' && !(await hasPiHeader(path))) continue;
-    return refs;
+    const refs = await h.refsAt(path, false, 'opened').catch(() => null);
+    if (refs?.length) return refs;
   }
   return [];
-}
-
-async function hasPiHeader(path: string): Promise<boolean> {
-  try {
-    return (await peekPiFile(path, (await stat(path)).size)).header !== null;
-  } catch {
-    return false;
-  }
 }
 
 export { CAPTURE_JOINED } from './capturestamp.js';

@@ -11,7 +11,7 @@
 import { stat } from 'node:fs/promises';
 import { objectOf as parse, PEEK_BYTES, readAt, windowLines } from '../peek.js';
 import { basename, dirname } from 'node:path';
-import type { SessionRef } from '../registry.js';
+import type { Claim, SessionRef } from '../registry.js';
 import { decodeCwdDir } from './locate.js';
 import { HeaderSchema } from './schema.js';
 
@@ -84,14 +84,16 @@ export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
 }
 
 /**
- * The SessionRef of a Pi file, or null when the file is not one (`explicit` = the user named the
- * file itself: then anything ending in `.jsonl` is read, and its problems become diagnostics).
- * When walking a folder, a `.jsonl` whose first line is JSON but not a Pi header belongs to another
- * tool (e.g. Claude Code transcripts) and is not claimed; one whose first line is not JSON at all is
- * claimed, so a damaged session is reported rather than hidden.
+ * The SessionRef of a Pi file, or null when the file is not one. `claim` (registry Claim): `named`
+ * = the user named the file itself: then anything ending in `.jsonl` is read, and its problems
+ * become diagnostics. When walking a folder (`walk`), a `.jsonl` whose first line is JSON but not a
+ * Pi header belongs to another tool (e.g. Claude Code transcripts) and is not claimed; one whose
+ * first line is not JSON at all is claimed, so a damaged session is reported rather than hidden.
+ * A file an editor opened (`opened`) is claimed only with a Pi header.
  * @param cwdFromDir working directory decoded from the `--<cwd>--` folder, when the header has none
  */
-export async function piRef(file: string, explicit: boolean): Promise<SessionRef | null> {
+export async function piRef(file: string, claim: Claim): Promise<SessionRef | null> {
+  const explicit = claim === 'named';
   let st;
   try {
     st = await stat(file);
@@ -103,7 +105,7 @@ export async function piRef(file: string, explicit: boolean): Promise<SessionRef
   // could block or read forever): opening it reports what it is. Named by the user, the caller
   // says so itself (open.ts).
   const special = !st.isFile();
-  if (special && explicit) return null;
+  if (special && claim !== 'walk') return null;
   let peek: PiPeek = { header: null, firstLineIsJson: false, title: null, firstPrompt: null };
   if (!special) {
     try {
@@ -112,7 +114,7 @@ export async function piRef(file: string, explicit: boolean): Promise<SessionRef
       if (!explicit) return null;
     }
   }
-  if (!explicit && !peek.header && peek.firstLineIsJson) return null;
+  if (!explicit && !peek.header && (peek.firstLineIsJson || claim === 'opened')) return null;
   return {
     host: 'pi',
     key: file,

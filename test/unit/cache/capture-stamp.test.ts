@@ -35,7 +35,7 @@ describe('result cache: captured bodies saved after the analysis', () => {
     process.env.PREFIX_LENS_CAPTURE_DIRS = root;
     const cacheDir = join(dir, 'cache');
     const seen: string[] = [];
-    const run = async () => (await analyzeRefCached((await piRef(file, true))!, { cacheDir, onResult: (k) => seen.push(k) }))[0];
+    const run = async () => (await analyzeRefCached((await piRef(file, 'named'))!, { cacheDir, onResult: (k) => seen.push(k) }))[0];
 
     assert.equal((await run()).evidence, 'reconstructed');
     cpSync(join(fx, 'captures'), root, { recursive: true });
@@ -60,7 +60,7 @@ describe('result cache: captured bodies saved after the analysis', () => {
     process.env.PREFIX_LENS_CAPTURE_DIRS = root;
     const cacheDir = join(dir, 'cache');
     const seen: string[] = [];
-    const run = async () => (await analyzeRefCached((await piRef(file, true))!, { cacheDir, onResult: (k) => seen.push(k) }))[0];
+    const run = async () => (await analyzeRefCached((await piRef(file, 'named'))!, { cacheDir, onResult: (k) => seen.push(k) }))[0];
 
     assert.equal((await run()).evidence, 'reconstructed');
     // Only the day folder (Pi on Chat Completions and Messages sends no session header; its

@@ -32,7 +32,7 @@ const RECORDINGS = ['test/fixtures/pi/main', 'test/fixtures/pi/long', 'test/fixt
 const ENV = { ...process.env, PREFIX_LENS_CAPTURE_DIRS: '' };
 
 async function refOf(file: string): Promise<SessionRef> {
-  const ref = await piRef(file, true);
+  const ref = await piRef(file, 'named');
   assert.ok(ref, file);
   return ref;
 }

@@ -101,16 +101,16 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     assert.equal(later.text, (await text('--no-cache', input)).text);
     // The extension's call: its own analysis function, declared plain (continuable), its rules.
     const cacheDir = join(dir, 'ext-cache');
-    const ref = (await piRef(big, true)) as SessionRef;
+    const ref = (await piRef(big, 'named')) as SessionRef;
     const env = { ...process.env };
     const analyze = async (r: SessionRef, rules: typeof defaultRules) => (await openRef(r, { env })).map((s) => attachPhux(sessionReport(analyzeSession(s, rules), rules), s));
     const opts = { cacheDir, rules: defaultRules, analyze, continuable: { env } };
     await analyzeRefCached(ref, opts);
     appendFileSync(big, oneMoreRequest(big, 31));
     const n1 = tail.continuedRuns;
-    const grown = await analyzeRefCached((await piRef(big, true)) as SessionRef, opts);
+    const grown = await analyzeRefCached((await piRef(big, 'named')) as SessionRef, opts);
     assert.equal(tail.continuedRuns, n1 + 1, `the result cache continued (${tail.lastMiss})`);
-    assert.equal(JSON.stringify(grown), JSON.stringify(await analyzeRefUncached((await piRef(big, true)) as SessionRef)));
+    assert.equal(JSON.stringify(grown), JSON.stringify(await analyzeRefUncached((await piRef(big, 'named')) as SessionRef)));
     // Without `continuable`, a caller's own analysis is never replaced: no state.
     const other = join(dir, 'other-cache');
     await analyzeRefCached(ref, { cacheDir: other, analyze });

@@ -28,12 +28,12 @@ describe('live tail: the capture join', () => {
     if (saved === undefined) delete process.env.PREFIX_LENS_CAPTURE_DIRS;
     else process.env.PREFIX_LENS_CAPTURE_DIRS = saved;
   });
-  const full = async (file: string) => JSON.stringify((await analyzeRefUncached((await piRef(file, true))!))[0]);
+  const full = async (file: string) => JSON.stringify((await analyzeRefUncached((await piRef(file, 'named'))!))[0]);
 
   it('bodies captured after the session was opened: the next update joins them (wire, as a full analysis)', async () => {
     const file = join(dir, NAME);
     writeFileSync(file, TEXT);
-    const live = await LiveAnalysis.open((await piRef(file, true))!);
+    const live = await LiveAnalysis.open((await piRef(file, 'named'))!);
     assert.equal(live.report.evidence, 'reconstructed');
     assert.equal((await live.update()).change, 'unchanged');
     cpSync(join(FX, 'captures'), join(dir, 'captures'), { recursive: true });
@@ -50,7 +50,7 @@ describe('live tail: the capture join', () => {
     const file = join(dir, NAME);
     const half = Math.floor(lines.length / 2);
     writeFileSync(file, lines.slice(0, half).map((l) => `${l}\n`).join(''));
-    const live = await LiveAnalysis.open((await piRef(file, true))!);
+    const live = await LiveAnalysis.open((await piRef(file, 'named'))!);
     assert.notEqual(live.report.evidence, 'reconstructed');
     assert.equal(JSON.stringify(live.report), await full(file));
     appendFileSync(file, lines.slice(half).map((l) => `${l}\n`).join(''));
