@@ -22,7 +22,7 @@ import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { releaseBetweenSessions } from '../cli/memory.js';
 import { entryFile, identityWithRules, rulesHash, sameIdentity, type Identity } from './identity.js';
-import { analyzePiWithState, continueReport, dropTail, loadTail, saveTail, type TailBody } from './tail.js';
+import { analyzePiWithState, continueReport, dropTail, loadTail, saveTail, savedReport, type TailBody } from './tail.js';
 
 export { defaultCacheDir, entryFile, sameIdentity, type Identity } from './identity.js';
 
@@ -79,7 +79,9 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
   let withState: { reports: SessionReport[]; state: TailBody | null } | null = null;
   if (stateful && id) {
     const state = await loadTail(opts.cacheDir, ref.key);
-    const saved = state && (await lookup(file, state.identity));
+    // The earlier requests' entries: the result entry saved with the state, or (after a `--json`
+    // run that continued, which writes the output entry and the state) the output entry's.
+    const saved = state && ((await lookup(file, state.identity)) ?? (await savedReport(ref, opts.cacheDir, state).then((r) => (r ? [r] : null))));
     const c = state && saved?.length === 1 ? await continueReport(ref, state, saved[0], id, { rules }) : null;
     if (c) withState = { reports: [c.report], state: c.state };
   }

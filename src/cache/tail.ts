@@ -59,7 +59,7 @@ import { requestReport, sessionReport, type RequestReport, type SessionReport } 
 import { jsonText } from '../sanitize.js';
 import { attachPhux } from '../report/phux.js';
 import { entryFile, FORMAT, type Identity } from './identity.js';
-import { cachedOutput, type CachedOutput } from './output.js';
+import { cachedOutput, copyBlock, type CachedOutput } from './output.js';
 import { releaseBetweenSessions } from '../cli/memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
@@ -470,23 +470,69 @@ function requestSection(block: Buffer, requests: number): Buffer {
   return block.subarray(at + open.length, end);
 }
 
-/** Reads block `index` of an output entry. */
-async function readBlock(out: CachedOutput, index: number): Promise<Buffer> {
-  let at = 0;
-  for (let i = 0; i < index; i++) at += out.blocks[i].bytes;
-  const buf = Buffer.allocUnsafe(out.blocks[index].bytes);
-  const fh = await open(out.file, 'r');
+/** Block `index` of an output entry, as the chunks copyBlock reads (each a buffer of its own). */
+async function readBlock(out: CachedOutput, index: number): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  await copyBlock(out, index, () => {}, (b) => void chunks.push(Buffer.from(b.buffer, b.byteOffset, b.byteLength)));
+  return chunks;
+}
+
+/** The request objects' first line in a session's `--json` block, and the line that closes them (with or without its comma). */
+const REQUESTS_OPEN = '      "requests": [';
+const REQUEST_END = /^ {8}\},?$/;
+const REQUESTS_CLOSE = /^ {6}\](,?)$/;
+
+/**
+ * The session report a saved `--json` block holds (the block JsonReportWriter wrote: the
+ * session's lines without its closing one), parsed request by request, so no string holds more
+ * than one request: JSON.parse of the pretty-printed text gives the values the report had (the
+ * CLI's line escapes, sanitize.ts jsonText, are JSON escapes of the same characters).
+ * @returns null when the block is not laid out so or does not hold `requests` requests
+ */
+async function blockReport(out: CachedOutput, requests: number): Promise<SessionReport | null> {
+  const head: string[] = [];
+  const list: unknown[] = [];
+  let cur: string[] = [];
+  let phase = 'head' as 'head' | 'requests' | 'rest';
   try {
-    let got = 0;
-    while (got < buf.length) {
-      const { bytesRead } = await fh.read(buf, got, buf.length - got, at + got);
-      if (bytesRead === 0) throw new Error('output entry cut short');
-      got += bytesRead;
-    }
-  } finally {
-    await fh.close();
+    await copyBlock(out, 0, (text) => {
+      for (const line of text.split('\n')) {
+        if (phase === 'requests') {
+          const close = REQUESTS_CLOSE.exec(line);
+          if (close && !cur.length) {
+            head.push(`      "requests": []${close[1]}`);
+            phase = 'rest';
+            continue;
+          }
+          cur.push(line);
+          if (REQUEST_END.test(line)) {
+            const t = cur.join('\n');
+            list.push(JSON.parse(t.endsWith(',') ? t.slice(0, -1) : t));
+            cur = [];
+          }
+        } else if (phase === 'head' && line === REQUESTS_OPEN) phase = 'requests';
+        else head.push(line);
+      }
+    });
+    if ((phase as string) === 'requests' || list.length !== requests) return null;
+    const report = JSON.parse(`${head.join('\n')}\n    }`) as SessionReport;
+    if (!Array.isArray(report.requests) || report.requests.length !== 0) return null;
+    report.requests = list as RequestReport[];
+    return report;
+  } catch {
+    return null;
   }
-  return buf;
+}
+
+/**
+ * The report a ref's output entry holds for the state's identity (blockReport), for the result
+ * cache's continuation when its own entry is older than the state: a `--json` run that continued
+ * wrote the output entry and the state, not the result entry.
+ */
+export async function savedReport(ref: Pick<SessionRef, 'key'>, cacheDir: string, state: TailState): Promise<SessionReport | null> {
+  const out = await cachedOutput(ref, { cacheDir, id: state.identity });
+  if (!out || out.blocks.length !== 1 || out.blocks[0].requests !== state.judge.count || out.blocks[0].unreadable) return null;
+  return blockReport(out, state.judge.count);
 }
 
 /** Lines of a session's `--json` block as JsonReportWriter writes them (pipeline.ts sessionJsonLines, here to avoid a cycle). */
@@ -661,7 +707,7 @@ export async function savedBlock(ref: Pick<SessionRef, 'key'>, cacheDir: string,
   const out = await cachedOutput(ref, { cacheDir, id: state.identity });
   if (!out || out.blocks.length !== 1 || out.blocks[0].requests !== state.judge.count || out.blocks[0].unreadable) return null;
   try {
-    return await readBlock(out, 0);
+    return Buffer.concat(await readBlock(out, 0));
   } catch {
     return null;
   }

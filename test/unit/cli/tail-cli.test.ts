@@ -92,8 +92,13 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
       const code = await main(['analyze', ...args], (s) => out.push(s), () => {}, process.cwd());
       return { code, text: out.join('\n') };
     };
+    // The first test's last run was a `--json` continuation: it wrote the output entry and the
+    // state, not the result entry. A text run continues from the output entry's requests.
+    const n00 = tail.continuedRuns;
+    const afterJson = await text(input);
+    assert.equal(tail.continuedRuns, n00 + 1, `text mode after a --json continuation continued (${tail.lastMiss})`);
+    assert.equal(afterJson.text, (await text('--no-cache', input)).text);
     // A text run after an append: the result entry missed, continued from the state saved with it.
-    await text(input);
     appendFileSync(big, oneMoreRequest(big, 30));
     const n0 = tail.continuedRuns;
     const later = await text(input);
