@@ -197,6 +197,7 @@ export class App {
         this.host.kind === 'vscode'
           ? (q) => this.host.post({ type: MessageType.RevealInTranscript, file: q.file, line: q.line, ...(q.row ? { row: q.row } : {}) })
           : undefined,
+      compare: this.host.kind === 'vscode' ? (q, base) => this.host.post({ type: MessageType.CompareRequests, sessionIndex: this.sessionIndex, requestIndex: q.index, base }) : undefined,
     });
     if (notify) this.host.post({ type: MessageType.Selected, ref: { sessionIndex: this.sessionIndex, requestIndex: r.index } });
     this.saveState();

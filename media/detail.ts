@@ -13,6 +13,8 @@ import { verdictStyle } from './verdicts.js';
 /** Actions the detail offers (VS Code only: reveal in the transcript). */
 export interface DetailActions {
   reveal?(r: RequestReport): void;
+  /** Opens `r` beside request `base` in a diff editor (the extension only). */
+  compare?(r: RequestReport, base: number): void;
 }
 
 const SOURCE_WORDS: Record<string, string> = {
@@ -95,6 +97,15 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
           return b;
         })()
       : null;
+  const compare =
+    actions.compare && r.matched !== null
+      ? (() => {
+          const base = r.matched;
+          const b = h('button', { type: 'button', class: 'pl-button', title: `Open request #${r.index} beside #${base} in a diff editor, at the first changed byte` }, `Compare with #${base}`);
+          b.addEventListener('click', () => actions.compare!(r, base));
+          return b;
+        })()
+      : null;
   parts.push(
     h(
       'dl',
@@ -109,6 +120,8 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
         r.matched !== null ? `request #${r.matched}` : 'nothing (no earlier entry)',
         r.gapMs !== null ? `, ${duration(r.gapMs)} later` : '',
         r.ttlMs !== null ? ` (entry TTL ${duration(r.ttlMs)})` : '',
+        compare ? ' ' : '',
+        compare ?? '',
       ),
       ...row('Transcript', h('code', { class: 'pl-path' }, where), reveal ? ' ' : '', reveal ?? ''),
     ),

@@ -34,6 +34,8 @@ export enum MessageType {
   RevealInTranscript = 'revealInTranscript',
   /** "Export HTML report…" from the webview toolbar. */
   ExportHtml = 'exportHtml',
+  /** "Compare with #N": open request `requestIndex` beside request `base` (the one it was compared with) in a diff editor. */
+  CompareRequests = 'compareRequests',
 }
 
 /** A request within the report: session index in `report.sessions`, request `index` (1-based). */
@@ -111,6 +113,12 @@ export const RevealInTranscriptMessageSchema = z.object({
   row: z.string().optional(),
 });
 export const ExportHtmlMessageSchema = z.object({ type: z.literal(MessageType.ExportHtml) });
+export const CompareRequestsMessageSchema = z.object({
+  type: z.literal(MessageType.CompareRequests),
+  sessionIndex: z.number().int().nonnegative(),
+  requestIndex: z.number().int().positive(),
+  base: z.number().int().positive(),
+});
 
 export const ToWebviewMessageSchema = z.discriminatedUnion('type', [LoadMessageSchema, SelectMessageSchema, PatchMessageSchema]);
 export const FromWebviewMessageSchema = z.discriminatedUnion('type', [
@@ -118,6 +126,7 @@ export const FromWebviewMessageSchema = z.discriminatedUnion('type', [
   SelectedMessageSchema,
   RevealInTranscriptMessageSchema,
   ExportHtmlMessageSchema,
+  CompareRequestsMessageSchema,
 ]);
 
 export type LoadMessage = z.infer<typeof LoadMessageSchema>;

@@ -172,10 +172,11 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     const r = report && inFile(report, doc.uri.fsPath).find((q) => q.line === pos.line + 1);
     if (!report || !r) return undefined;
     const md = new vscode.MarkdownString();
-    md.isTrusted = { enabledCommands: ['prefixLens.openTimeline'] };
+    md.isTrusted = { enabledCommands: ['prefixLens.openTimeline', 'prefixLens.compareRequests'] };
     md.appendMarkdown(`**Prefix Lens** · request #${r.index}: **${r.verdict}**\n\n`);
     md.appendText(verdictLine(report, r));
     md.appendMarkdown(`\n\n[Open Timeline at this request](command:prefixLens.openTimeline?${encodeURIComponent(JSON.stringify([{ path: doc.uri.fsPath, requestIndex: r.index }]))})`);
+    if (r.matched !== null) md.appendMarkdown(` · [Compare with #${r.matched}](command:prefixLens.compareRequests?${encodeURIComponent(JSON.stringify([{ path: doc.uri.fsPath, requestIndex: r.index, base: r.matched }]))})`);
     return new vscode.Hover(md, doc.lineAt(pos.line).range);
   }
 
@@ -191,6 +192,12 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
       act.diagnostics = [d];
       act.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline at this request', arguments: [{ path: a.path, requestIndex: a.requestIndex }] };
       out.push(act);
+      if (r.matched !== null) {
+        const cmp = new vscode.CodeAction(`Compare with request #${r.matched}`, vscode.CodeActionKind.QuickFix);
+        cmp.diagnostics = [d];
+        cmp.command = { command: 'prefixLens.compareRequests', title: cmp.title, arguments: [{ path: a.path, requestIndex: a.requestIndex, base: r.matched }] };
+        out.push(cmp);
+      }
     }
     return out;
   }

@@ -12,6 +12,7 @@ import { AnalysisWorker, CancelledError } from './analysisWorker.js';
 import { ContextToggle } from './contextToggle.js';
 import { CaptureProxy, type CaptureStartOptions } from './captureProxy.js';
 import { TranscriptDiagnostics, isTranscript } from './diagnostics.js';
+import { RequestDiff } from './requestDiff.js';
 import { FleetView } from './fleetView.js';
 import { createLog, type Log } from './log.js';
 import { pickSession } from './sessionPick.js';
@@ -32,6 +33,7 @@ export const COMMANDS = [
   'prefixLens.exportHtml',
   'prefixLens.showLog',
   'prefixLens.revealInTranscript',
+  'prefixLens.compareRequests',
   'prefixLens.startCaptureProxy',
   'prefixLens.stopCaptureProxy',
   'prefixLens.toggleCaptureTerminals',
@@ -62,6 +64,18 @@ export interface PrefixLensApi {
 /** `openTimeline`'s argument: a listed session, a file path (optionally at a request), or nothing (pick). */
 type TimelineTarget = SessionRef | { path: string; requestIndex?: number } | undefined;
 
+/**
+ * `compareRequests`' argument: the session (`ref`, or a file `path`; neither = a pick), the request
+ * (absent = a pick of the session's compared requests) and the one to compare it with (absent =
+ * the request it was matched with, else the one before it).
+ */
+interface CompareTarget {
+  ref?: SessionRef;
+  path?: string;
+  requestIndex?: number;
+  base?: number;
+}
+
 export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const t0 = performance.now();
   const log = createLog();
@@ -72,6 +86,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const status = new ActiveSessionStatus(sessions);
   const fleet = new FleetView(log, () => sessions.sessions());
   const diagnostics = new TranscriptDiagnostics(worker, log);
+  const requestDiff = new RequestDiff(worker);
   const toggle = new ContextToggle(context, log);
   const capture = new CaptureProxy(context, log);
 
@@ -247,6 +262,21 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       }
       return file;
     },
+    'prefixLens.compareRequests': async (target: CompareTarget = {}) => {
+      const t = target.ref ? { ref: target.ref, requestIndex: target.requestIndex } : await resolveTarget(target.path ? { path: target.path, requestIndex: target.requestIndex } : undefined, 'Compare Request with Matched');
+      if (!t) return undefined;
+      const report = (await timelines()).get(t.ref.key)?.current ?? diagnostics.reportFor(vscode.Uri.file(t.ref.path)) ?? (await analyze(t.ref));
+      if (!report) return undefined;
+      const index = t.requestIndex ?? (await pickCompared(report));
+      if (index === undefined) return undefined;
+      const req = report.requests.find((r) => r.index === index);
+      const base = target.base ?? req?.matched ?? (index > 1 ? index - 1 : undefined);
+      if (!req || base === undefined) {
+        void vscode.window.showInformationMessage(`Prefix Lens: request #${index} has no earlier request to compare with.`);
+        return undefined;
+      }
+      return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Prefix Lens: rendering #${base} and #${index}` }, () => requestDiff.open(t.ref, report, base, index));
+    },
     'prefixLens.showLog': () => log.show(true),
     'prefixLens.revealInTranscript': async (target?: SessionRef | { path: string; line?: number; row?: string }) => {
       if (!target) return;
@@ -277,6 +307,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     status,
     fleet,
     diagnostics,
+    requestDiff,
     toggle,
     capture,
     { dispose: () => worker.dispose() },
@@ -293,6 +324,21 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
   return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, status, fleet, diagnostics, toggle, capture, cache, analyze, timelines };
+}
+
+/** A quick pick of the requests of `report` that were compared with an earlier one, breaks first. */
+async function pickCompared(report: SessionReport): Promise<number | undefined> {
+  const compared = report.requests.filter((r) => r.matched !== null);
+  if (!compared.length) {
+    void vscode.window.showInformationMessage(`Prefix Lens: no request of ${report.title ?? report.id} was compared with an earlier one.`);
+    return undefined;
+  }
+  const rank = (v: string) => (v === 'break' ? 0 : v === 'hit' ? 2 : 1);
+  const items = [...compared]
+    .sort((a, b) => rank(a.verdict) - rank(b.verdict) || a.index - b.index)
+    .map((r) => ({ label: `${r.verdict === 'break' ? '$(error) ' : ''}#${r.index} ${r.verdict}`, description: `vs #${r.matched}${r.causes.length ? ` · ${r.causes.map((c) => c.kind).join(', ')}` : ''}`, detail: r.reason, index: r.index }));
+  const pick = await vscode.window.showQuickPick(items, { title: 'Compare Request with Matched', placeHolder: `${report.title ?? report.id}: the request to open beside the one it was compared with`, matchOnDescription: true });
+  return pick?.index;
 }
 
 export function deactivate(): void {

@@ -165,6 +165,14 @@ class TimelinePanel {
       void vscode.commands.executeCommand('prefixLens.revealInTranscript', { path: m.file, line: m.line, row: m.row });
     } else if (m.type === MessageType.ExportHtml) {
       void vscode.commands.executeCommand('prefixLens.exportHtml', this.ref);
+    } else if (m.type === MessageType.CompareRequests) {
+      // Only requests this report has: the webview names indices, the extension reads them itself.
+      const has = (i: number) => this.report.requests.some((r) => r.index === i);
+      if (!has(m.requestIndex) || !has(m.base)) {
+        this.deps.log.warn(`timeline: not comparing #${m.requestIndex} with #${m.base}: not both in this session`);
+        return;
+      }
+      void vscode.commands.executeCommand('prefixLens.compareRequests', { ref: this.ref, requestIndex: m.requestIndex, base: m.base });
     }
   }
 

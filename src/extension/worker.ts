@@ -13,7 +13,10 @@ import { attachPhux } from '../report/phux.js';
 import { LiveAnalysis } from '../live/session.js';
 import { stepOf } from './livePatch.js';
 import { rulesWithOverrides } from './rules.js';
-import type { WorkerRequest, WorkerResponse } from './workerProtocol.js';
+import type { RequestComparisonText, WorkerRequest, WorkerResponse } from './workerProtocol.js';
+import { compareRequests } from '../report/requestText.js';
+import { familyFor } from '../core/rules.js';
+import type { Session } from '../core/model.js';
 
 /**
  * Every host's default locations, plus the configured folders of each host (settings add to the
@@ -52,6 +55,7 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
     const sessions = ref ? await analyze({ id: msg.id, op: 'analyze', ref, env: msg.env, overrides: msg.overrides, cacheDir: msg.cacheDir }) : [];
     return { id: msg.id, ok: true, op: 'diagnose', ref, sessions, ms: took() };
   }
+  if (msg.op === 'compare') return { id: msg.id, ok: true, op: 'compare', comparison: await compare(msg), ms: took() };
   if (msg.op === 'live-close') {
     followed.delete(msg.panel);
     return { id: msg.id, ok: true, op: 'live-close', ms: took() };
@@ -85,6 +89,31 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
     }
   }
   return { id: msg.id, ok: true, op: 'analyze', sessions: await analyze(msg), ms: took() };
+}
+
+/**
+ * A `compare` job: the session as a followed panel holds it, else read afresh.
+ * @throws Error when the session or either request is not in it
+ */
+async function compare(msg: Extract<WorkerRequest, { op: 'compare' }>): Promise<RequestComparisonText> {
+  const panel = msg.requestsDir ? undefined : [...followed.values()].find((f) => f.key === msg.ref.key);
+  let sessions: Session[];
+  try {
+    sessions = panel ? [panel.live.session] : await openRef(msg.ref, { env: msg.env, requestsDir: msg.requestsDir });
+  } finally {
+    releaseReaders();
+  }
+  const s = sessions.find((x) => x.id === msg.sessionId) ?? sessions[0];
+  const at = (i: number) => s?.requests.find((r) => r.index === i) ?? null;
+  const [base, req] = [at(msg.base), at(msg.index)];
+  if (!s || !base || !req) throw new Error(`request #${!base ? msg.base : msg.index} is not in session ${msg.sessionId}`);
+  const name = s.title ?? s.id;
+  const c = compareRequests(base, req, { base: `${name} · request #${msg.base}`, request: `${name} · request #${msg.index}` }, familyFor(req.model, req.api).renderOrder);
+  return {
+    base: { text: c.base.text, changeAt: c.base.changeAt },
+    request: { text: c.request.text, changeAt: c.request.changeAt },
+    break: c.break ? { segment: c.break.segment, path: c.break.path, byteOffset: c.break.byteOffset } : null,
+  };
 }
 
 /** An `analyze` job: from the live analysis of a panel following the session, else through the result cache. */

@@ -25,6 +25,12 @@ export type WorkerRequest =
    * ref as the registry sees it now (`cacheDir`), the whole report each time.
    */
   | { id: number; op: 'live'; ref: SessionRef; panel: string; env: NodeJS.ProcessEnv; overrides: RuleOverrides; cacheDir?: string }
+  /**
+   * Two requests of a session rendered as text for a diff (report/requestText.ts): `base` (e.g. the
+   * matched request) and `index`, of the session `sessionId` read from `ref` (a panel's live
+   * analysis when one follows it).
+   */
+  | { id: number; op: 'compare'; ref: SessionRef; sessionId: string; base: number; index: number; env: NodeJS.ProcessEnv; requestsDir?: string }
   /** Forgets what the worker keeps for a panel (it closed, or starts over). */
   | { id: number; op: 'live-close'; panel: string };
 
@@ -37,7 +43,16 @@ export type WorkerResponse =
   /** `opened`: this call read the session in full (a new LiveAnalysis); the step is then `full`. */
   | ({ id: number; ok: true; op: 'live'; opened: boolean; ms: number } & LiveStep)
   | { id: number; ok: true; op: 'live-close'; ms: number }
+  | { id: number; ok: true; op: 'compare'; comparison: RequestComparisonText; ms: number }
   | { id: number; ok: false; error: string };
+
+/** What `compare` answers: the two documents (report/requestText.ts RequestDocument) and the break's place, as plain data. */
+export interface RequestComparisonText {
+  base: { text: string; changeAt: { line: number; character: number } | null };
+  request: { text: string; changeAt: { line: number; character: number } | null };
+  /** Where the later request's prefix first differs (segment, JSON path, prefix byte), null when it extends the base. */
+  break: { segment: string; path: string; byteOffset: number } | null;
+}
 
 /** A job without its id (the client numbers them). */
 export type WorkerJob = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;

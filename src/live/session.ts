@@ -136,6 +136,11 @@ export class LiveAnalysis {
     return c.report;
   }
 
+  /** The session as last read: its requests with their prefix chains (what the extension's request diff renders). */
+  get session(): Session {
+    return this.current.session;
+  }
+
   /** The session's id as its host names it (the report's `id`), without building the report. */
   get sessionId(): string {
     return this.current.session.id;

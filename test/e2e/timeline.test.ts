@@ -73,4 +73,24 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
     assert.equal(await requests.getByRole('option').count(), 13);
     assert.equal(await wb.page.locator('.tabs-container .tab', { hasText: 'Timeline: pi lab session' }).count(), 1);
   });
+
+  it('"Compare with #8" in a break\'s detail opens #8 ↔ #9 in a diff editor at the changed line', async () => {
+    const app = wb.webview();
+    const requests = app.getByRole('listbox', { name: 'Requests' });
+    await requests.getByRole('option', { name: 'Request 9: break, history-rewritten' }).click();
+    const detail = app.getByRole('region', { name: 'Request detail' });
+    await detail.getByText('Request 9').waitFor({ timeout: 10_000 });
+    await detail.getByRole('button', { name: 'Compare with #8' }).click();
+    const tab = wb.page.locator('.tabs-container .tab', { hasText: 'pi lab session: #8 ↔ #9' });
+    await tab.waitFor({ timeout: 60_000 });
+    assert.match((await tab.getAttribute('aria-label')) ?? '', /break: messages · messages\[0\]\.content\[0\]\.text @56/);
+    const diff = wb.page.locator('.monaco-diff-editor').first();
+    await diff.waitFor({ timeout: 30_000 });
+    // Both sides show the header line of the block the break falls in.
+    await diff.locator('.view-line', { hasText: 'block' }).first().waitFor({ timeout: 30_000 });
+    await wb.page.waitForTimeout(500);
+    const file = join(screenshotsDir, 'vscode-request-diff.png');
+    await wb.page.screenshot({ path: file });
+    console.log(`      screenshot ${file}`);
+  });
 });

@@ -6,5 +6,6 @@ import './terminal.test.js';
 import './capture.test.js';
 import './fleet.test.js';
 import './timeline.test.js';
+import './request-diff.test.js';
 import './settings.test.js';
 import './scale.test.js';

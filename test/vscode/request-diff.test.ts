@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { REQUEST_SCHEME } from '../../src/extension/requestDiff.js';
+import type { RequestComparisonText } from '../../src/extension/workerProtocol.js';
+import { PI_MAIN, api, testEnv, until } from './helpers.js';
+
+/** The diff tab now active, with its two documents. */
+async function activeDiff(): Promise<{ label: string; left: vscode.TextDocument; right: vscode.TextDocument }> {
+  const tab = await until('a diff editor', () => {
+    const t = vscode.window.tabGroups.activeTabGroup.activeTab;
+    return t?.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === REQUEST_SCHEME ? t : undefined;
+  });
+  const input = tab.input as vscode.TabInputTextDiff;
+  return { label: tab.label, left: await vscode.workspace.openTextDocument(input.original), right: await vscode.workspace.openTextDocument(input.modified) };
+}
+
+describe('Compare Request with Matched (diff editor)', () => {
+  afterEach(() => vscode.commands.executeCommand('workbench.action.closeAllEditors'));
+
+  it('the Problems entry of the main Pi recording\'s break #9 opens #8 ↔ #9 at the changed byte (messages[0].content[0].text, prefix byte 56)', async () => {
+    const a = await api();
+    const uri = vscode.Uri.file(join(testEnv.home, PI_MAIN));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await a.diagnostics.analyzed(uri);
+    const diags = vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'Prefix Lens');
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, diags[0].range);
+    const cmp = actions.find((x) => x.title === 'Compare with request #8');
+    assert.deepEqual(cmp?.command?.arguments, [{ path: uri.fsPath, requestIndex: 9, base: 8 }]);
+    const c = (await vscode.commands.executeCommand(cmp!.command!.command, ...cmp!.command!.arguments!)) as RequestComparisonText;
+    assert.deepEqual(c.break, { segment: 'messages', path: 'messages[0].content[0].text', byteOffset: 56 });
+    const { label, left, right } = await activeDiff();
+    assert.equal(label, 'pi lab session: #8 ↔ #9 (break: messages · messages[0].content[0].text @56)');
+    assert.deepEqual([left.lineAt(0).text, right.lineAt(0).text], ['pi lab session · request #8', 'pi lab session · request #9']);
+    // The later request's cursor is on the line of the first changed byte; the text before it is the same on both sides.
+    const at = c.request.changeAt!;
+    assert.deepEqual(c.base.changeAt, at);
+    const editor = await until('the diff\'s right editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === right.uri.toString()));
+    assert.deepEqual([editor.selection.active.line, editor.selection.active.character], [at.line, 0]);
+    const same = (d: vscode.TextDocument) => d.lineAt(at.line).text.slice(0, at.character);
+    assert.equal(same(left), same(right));
+    assert.notEqual(left.lineAt(at.line).text.slice(at.character), right.lineAt(at.line).text.slice(at.character));
+    // Each block is named by a header line; the one the break falls in is the first message.
+    assert.match(right.lineAt(at.line - 1).text, /^──── block \d+: messages · messages\[0\] · [\d,]+ bytes at prefix byte [\d,]+ · prefix [0-9a-f]{12}/);
+  });
+
+  it('from the Timeline: a request and the one it was matched with, and nothing for requests the report does not have', async () => {
+    const a = await api();
+    const file = join(testEnv.home, PI_MAIN);
+    await vscode.commands.executeCommand('prefixLens.openTimeline', { path: file });
+    const panel = await until('the panel', async () => (await a.timelines()).get(file));
+    await until('the first load', () => panel.loads >= 1, 60_000);
+    const r13 = panel.current.requests.find((r) => r.index === 13)!;
+    const c = (await vscode.commands.executeCommand('prefixLens.compareRequests', { ref: panel.ref, requestIndex: 13 })) as RequestComparisonText;
+    const { label } = await activeDiff();
+    assert.equal(label, `pi lab session: #${r13.matched} ↔ #13 (break: ${r13.break!.segment} · ${c.break!.path} @${c.break!.byteOffset})`);
+    assert.equal(c.break!.byteOffset, r13.break!.byteOffset);
+  });
+});
