@@ -18,13 +18,18 @@
  * are copied from the saved output entry as bytes, the header (sums, diagnostics, token model) and
  * the new requests are rendered. Byte-identical to a full run (test/unit/cache/tail.test.ts).
  *
- * Falls back to a full read (returns null) for anything else: a file rewritten, truncated or
- * replaced; a half-written last line; a state that is corrupt, foreign, from another build,
- * rules or format version (zod-checked, then its chains must hash as saved); an appended entry
- * whose parent is older than the last entry (a branch), an encoding context not saved (a model
- * switch), a compaction; a token model that moves (sessions under CALIBRATION_LIMIT ratios);
- * a rate the session had not shown; captured bodies (wire evidence). The phux context stream
- * continues (the state keeps the transcript events and the requests that carried a message).
+ * Appended entries that need entries before the last one (a branch back to an older entry, an
+ * encoding context not saved: a model switch, a compaction keeping earlier entries) continue with
+ * the entry tree read again (PiLiveSession.restoreTree: parsed and validated, not encoded or
+ * judged); a token model that only gains the base of a new lineage continues too
+ * (SessionJudge.adoptTokenModel). Falls back to a full read (returns null) for anything else: a
+ * file rewritten, truncated or replaced; a half-written last line; a state that is corrupt,
+ * foreign, from another build, rules or format version (zod-checked, then its chains must hash
+ * as saved); a token model that moves for earlier requests (sessions or lineages under
+ * CALIBRATION_LIMIT ratios and points) and a rate the session had not shown (both change the
+ * earlier requests' results, which the state does not hold); captured bodies (wire evidence).
+ * The phux context stream continues (the state keeps the transcript events and the requests
+ * that carried a message).
  *
  * The result cache continues the same way (continueReport): the earlier requests' report entries
  * come from the result entry saved with the state (results.ts analyzeRefCached).
@@ -37,7 +42,6 @@ import { z } from 'zod';
 import {
   Calibration,
   SessionJudge,
-  sameTokenModel,
   sumTotals,
   totalsOf,
   type CalibrationState,
@@ -428,6 +432,8 @@ export async function grownFrom(path: string, id: Identity): Promise<boolean> {
 
 /** Sessions this thread continued from a saved state (tests of the CLI, which runs in process there). */
 export let continuedRuns = 0;
+/** Of those, the continuations that read the entry tree again (a branch, a model switch or a compaction appended). */
+export let treeRuns = 0;
 
 /** Why the last continuePi call of this thread returned null (for tests and the benchmark's log). */
 export let lastMiss = '';
@@ -558,7 +564,6 @@ interface Core {
  * @param now the file's identity now (the new entries')
  */
 async function continueCore(ref: SessionRef, state: TailState, now: Identity, opts: TailOptions): Promise<Core | null> {
-  const rules = opts.rules ?? defaultRules;
   const old = state.identity;
   // Same build, rules, key and host; no captured bodies; the file grew from the saved bytes.
   const fixed: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'stamp'];
@@ -566,11 +571,31 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
   if (old.size !== state.pi.offset || now.size === null || now.size < old.size) return miss('shorter than the saved offset');
   if ((opts.calibrationLimit ?? state.calibration.limit) !== state.calibration.limit) return miss('another calibration limit');
   if (!(await grownFrom(ref.path, old))) return miss('not grown from the saved bytes (rewritten, truncated, replaced)');
+  let nodes: BlockNode[];
   try {
-    const nodes = readChains(state.nodes);
+    nodes = readChains(state.nodes);
     for (const [i, hex] of state.check) if (nodeAt(nodes, i)?.hashHex !== hex) return miss('a saved chain does not hash as saved');
-    const nodeOf = (i: number) => nodeAt(nodes, i);
-    const live = PiLiveSession.restore(ref.path, state.pi, nodeOf);
+  } catch (e) {
+    return miss(e instanceof Error ? e.message : String(e));
+  }
+  const nodeOf = (i: number) => nodeAt(nodes, i);
+  // From the last entry alone; when the appended lines need earlier entries (a branch, a model
+  // switch, a compaction), with the entry tree read again (nothing before them encoded or judged).
+  const tip = await continueWith(ref, state, now, opts, nodeOf, false);
+  if (tip !== NEEDS_TREE) return tip;
+  const c = await continueWith(ref, state, now, opts, nodeOf, true);
+  if (c && c !== NEEDS_TREE) treeRuns++;
+  return c === NEEDS_TREE ? miss('the entry tree read again did not hold an entry') : c;
+}
+
+/** continueWith's answer when the state's last entry is not enough (PiLiveSession NeedsFullRead). */
+const NEEDS_TREE = Symbol('needs the entry tree');
+
+/** continueCore from a restored reader: `tree` reads the entry tree again (PiLiveSession.restoreTree). */
+async function continueWith(ref: SessionRef, state: TailState, now: Identity, opts: TailOptions, nodeOf: (i: number) => BlockNode | null, tree: boolean): Promise<Core | null | typeof NEEDS_TREE> {
+  const rules = opts.rules ?? defaultRules;
+  try {
+    const live = tree ? await PiLiveSession.restoreTree(ref.path, state.pi, nodeOf) : PiLiveSession.restore(ref.path, state.pi, nodeOf);
     const change = await live.update();
     if (change === 'reset' || live.pendingLine || live.consumed !== now.size) return miss('the reader could not continue (rewritten, or a last line without its newline)');
     const session = live.session();
@@ -585,7 +610,7 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
     const judge = SessionJudge.restore(calibration.model(), rules, state.judge, nodeOf);
     let moved = false;
     for (const r of appended) if (calibration.add(r)) moved = true;
-    if (moved && !sameTokenModel(calibration.model(), judge.tokenModel)) return miss('the token model moved');
+    if (moved && !judge.adoptTokenModel(calibration.model())) return miss('the token model moved');
     for (const r of appended) judge.push(r);
     const fresh = judge.requests.slice(count).map((r) => requestReport({ requests: judge.requests }, r));
     if (fresh.some((r) => r.hostMiss !== undefined || r.systemShape !== undefined)) return miss('host verdicts or system shapes');
@@ -610,18 +635,15 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
     const writer = new ChainWriter();
     const lastReq = appended[appended.length - 1];
     const contexts = lastReq ? [{ api: lastReq.api, provider: lastReq.provider, model: lastReq.model }] : state.pi.encoder.map((e) => e.ctx);
-    let pi: PiTailState | null = null;
-    try {
-      pi = live.exportState(contexts, (n) => writer.ref(n));
-    } catch (e) {
-      if (!(e instanceof NeedsFullRead)) throw e;
-    }
+    // (A compaction continued from the last entry alone keeps entries it does not hold: NeedsFullRead, then the tree.)
+    const pi = live.exportState(contexts, (n) => writer.ref(n));
     const next = bodyOf(pi, judge, calibration, sums, writer, carriers);
     const unreadable = sums.sums.requests === 0 && session.diagnostics.some((d) => d.severity === 'error');
     continuedRuns++;
     return { head, fresh, count, next, appended: appended.length, unreadable };
   } catch (e) {
-    // NeedsFullRead, or a state whose parts do not fit together: a full read.
+    if (e instanceof NeedsFullRead && !tree) return NEEDS_TREE;
+    // A state whose parts do not fit together (or the file's): a full read.
     return miss(e instanceof Error ? e.message : String(e));
   }
 }

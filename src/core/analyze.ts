@@ -140,13 +140,41 @@ export class SessionJudge {
   private lastAgent: LlmRequest | null = null;
 
   constructor(
-    readonly tokenModel: SessionAnalysis['tokenModel'],
+    private model: SessionAnalysis['tokenModel'],
     private readonly rules: ProviderRules = defaultRules,
   ) {}
 
+  /** The token model the requests are judged with (see adoptTokenModel). */
+  get tokenModel(): SessionAnalysis['tokenModel'] {
+    return this.model;
+  }
+
+  /**
+   * Judges the next requests with `next` (the token model refitted with them, Calibration) when
+   * it estimates every request pushed so far as the current one does: the same slope and the same
+   * bases, plus bases of calibration keys whose lineage has no request here yet (a model the
+   * session switches to; a lineage's requests are judged with its kind's base, and an earlier
+   * request without usage used 0 for a key that had none, so a new key of a known lineage counts
+   * as a change). @returns false, changing nothing, otherwise: the earlier requests must be
+   * judged again (analyzeSession over all of them)
+   */
+  adoptTokenModel(next: SessionAnalysis['tokenModel']): boolean {
+    const cur = this.model;
+    if (sameTokenModel(cur, next)) return true;
+    if (cur.perByte !== next.perByte || cur.calibrated !== next.calibrated) return false;
+    for (const k of Object.keys(cur.base)) if (ownGet(next.base, k) !== cur.base[k]) return false;
+    for (const k of Object.keys(next.base)) {
+      if (Object.hasOwn(cur.base, k)) continue;
+      // calibrationKey: `${kind}|${lineageKey}` (a kind has no `|`).
+      if (this.lineages.has(k.slice(k.indexOf('|') + 1))) return false;
+    }
+    this.model = next;
+    return true;
+  }
+
   /** Judges the next request of the session. */
   push(req: LlmRequest): RequestAnalysis {
-    const { tokenModel, rules, lineages } = this;
+    const { model: tokenModel, rules, lineages } = this;
     const out = this.requests;
     const lastAgent = this.lastAgent;
     const key = lineageKey(req);

@@ -17,7 +17,7 @@
  * after the transcript line it belongs to) is a change of the session too.
  */
 import { statSync } from 'node:fs';
-import { Calibration, SessionJudge, sameTokenModel, totals, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
+import { Calibration, SessionJudge, totals, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
@@ -184,7 +184,7 @@ export class LiveAnalysis {
       const appended = session.requests.slice(st.judge.requests.length);
       let moved = false;
       for (const r of appended) if (st.calibration.add(r)) moved = true;
-      if (!moved || sameTokenModel(st.calibration.model(), st.judge.tokenModel)) {
+      if (!moved || st.judge.adoptTokenModel(st.calibration.model())) {
         for (const r of appended) st.judge.push(r);
         const requests = [...st.judge.requests];
         st.plain = st.plain && !session.persona && !appended.some((r) => r.systemShape);

@@ -85,7 +85,7 @@ async function consume(file: string, start: number, firstLine: number, raws: Raw
  * Thrown when a session restored from a saved state (PiLiveSession.restore) needs an entry the
  * state does not hold (an appended entry whose parent is an older entry than the last one, a
  * context the last entry's encoder state was not saved for, a compaction keeping older entries):
- * the caller reads the file in full instead.
+ * the caller continues with the entry tree read again instead (PiLiveSession.restoreTree).
  */
 export class NeedsFullRead extends Error {
   constructor(what: string) {
@@ -162,6 +162,8 @@ export class PiLiveSession {
    * first in its list): all of them after an append, 0 after a reset or a rebuild.
    */
   kept = 0;
+  /** Continued from a saved state (restore, restoreTree): the earlier requests are the caller's. */
+  private restored = false;
 
   private constructor(readonly file: string) {}
 
@@ -292,27 +294,72 @@ export class PiLiveSession {
       },
     });
     if (t.order !== state.entries - 1) throw new Error('the last entry is not the last of the entries');
-    const entries: PiEntryRec[] = new Array(state.entries);
+    // Every earlier place holds the stand-in (a walk over the entries needs them: a full read).
+    const entries: PiEntryRec[] = new Array<PiEntryRec>(state.entries).fill(UNKNOWN_ENTRY);
     entries[t.order] = tip;
     const byId = new Map<string, PiEntryRec>();
     for (const id of state.ids) byId.set(id, UNKNOWN_ENTRY);
     byId.set(t.id, tip);
     s.read = { file, header: state.header, version: PI_SESSION_VERSION, entries, byId, diagnostics: [], ignored: { ...state.ignored } };
-    s.encoder = new PiEncoder();
-    for (const e of state.encoder) s.encoder.importState(tip, e, nodeOf);
-    s.builder = PiRequestBuilder.restore(s.read, s.encoder, state.builder);
-    s.offset = state.offset;
-    s.lastLine = state.lastLine;
-    s.lines = state.lines;
-    s.headHash = state.headHash;
-    s.seam = Buffer.from(state.seam, 'base64');
     s.lineDiagnostics = [...state.diagnostics.lines];
     s.parts = { head: [...state.diagnostics.head], entries: [...state.diagnostics.entries], links: [...state.diagnostics.links] };
-    s.eventsFor = state.entries;
-    s.events = state.events.map((e) => ({ ...e }));
-    if (state.title !== null) s.title = state.title;
-    s.kept = state.builder.count;
+    s.continueFrom(state, tip, nodeOf);
     return s;
+  }
+
+  /**
+   * `restore` with the whole entry tree read again from the file (up to `state.offset`; the
+   * lines are parsed and validated, nothing is encoded): for appended lines that need entries
+   * before the last one (a branch back to an earlier entry, a request in an encoding the state
+   * has no encoder state for, a compaction keeping earlier entries). The encoder then encodes
+   * only the path such an appended request needs; the earlier requests are neither built nor
+   * judged again. @throws Error when the file before `state.offset` is not what the state was
+   * saved from (other lines, entries, ids or diagnostics)
+   */
+  static async restoreTree(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null): Promise<PiLiveSession> {
+    const s = new PiLiveSession(file);
+    const raws: RawLine[] = [];
+    const r = await consume(file, 0, 1, raws, s.lineDiagnostics, state.offset);
+    if (r.end !== state.offset || r.pending || r.line !== state.lastLine || r.lines !== state.lines) throw new Error('the file up to the saved offset has other lines');
+    const ignored: Record<string, number> = {};
+    s.read = buildPiRead(file, raws, r.lines, [], ignored, s.parts);
+    const read = s.read;
+    const tip = read.entries[read.entries.length - 1];
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    // Field by field (a state's objects come from its schema, in the schema's key order).
+    const flat = (d: PiTailState['diagnostics']) => [d.lines, d.head, d.entries, d.links].map((l) => l.map((x) => [x.file, x.line, x.message, x.severity]));
+    if (
+      !read.header ||
+      read.version !== PI_SESSION_VERSION ||
+      read.entries.length !== state.entries ||
+      tip?.id !== state.tip.id ||
+      tip.line !== state.tip.line ||
+      read.byId.size !== state.ids.length ||
+      !state.ids.every((id) => read.byId.has(id)) ||
+      !same(ignored, state.ignored) ||
+      !same(flat({ lines: s.lineDiagnostics, ...s.parts }), flat(state.diagnostics))
+    ) {
+      throw new Error('the entries up to the saved offset are not those the state was saved from');
+    }
+    s.continueFrom(state, tip, nodeOf);
+    return s;
+  }
+
+  /** The rest of a restore: encoder states on the last entry, the request builder, offsets, events. */
+  private continueFrom(state: PiTailState, tip: PiEntryRec, nodeOf: (i: number) => BlockNode | null): void {
+    this.restored = true;
+    this.encoder = new PiEncoder();
+    for (const e of state.encoder) this.encoder.importState(tip, e, nodeOf);
+    this.builder = PiRequestBuilder.restore(this.read, this.encoder, state.builder);
+    this.offset = state.offset;
+    this.lastLine = state.lastLine;
+    this.lines = state.lines;
+    this.headHash = state.headHash;
+    this.seam = Buffer.from(state.seam, 'base64');
+    this.eventsFor = state.entries;
+    this.events = state.events.map((e) => ({ ...e }));
+    if (state.title !== null) this.title = state.title;
+    this.kept = state.builder.count;
   }
 
   /**
@@ -340,12 +387,14 @@ export class PiLiveSession {
     const changed = r.end !== this.offset || (this.pending?.message ?? null) !== (r.pending?.message ?? null);
     this.pending = r.pending;
     if (r.end === this.offset) return changed ? 'appended' : 'unchanged';
+    const before = this.offset;
     this.offset = r.end;
     this.lastLine = r.line;
     this.lines += r.lines;
     extendPiRead(this.read, raws, this.parts);
     this.seam = await readRange(this.file, Math.max(0, this.offset - SEAM_CHECK), this.offset);
-    if (this.offset <= HEAD_CHECK) await this.remember();
+    // The head hash covers min(offset, HEAD_CHECK) bytes: again while the old offset was short of it.
+    if (before < HEAD_CHECK) await this.remember();
     return 'appended';
   }
 
@@ -357,7 +406,10 @@ export class PiLiveSession {
     const read = this.read;
     const before = this.builder?.requests.length ?? 0;
     if (this.builder?.extend()) this.kept = before;
-    else {
+    else if (this.restored) {
+      // The earlier requests are not held here (restore): priced again with a new rate, they must be judged again too.
+      throw new Error('earlier requests rebuilt (a new rate)');
+    } else {
       this.builder = new PiRequestBuilder(read, this.encoder);
       this.builder.extend();
       this.kept = 0;

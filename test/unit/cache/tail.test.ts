@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { identityWithRules, rulesHash, type Identity } from '../../../src/cache/identity.js';
+import * as tail from '../../../src/cache/tail.js';
 import { analyzePiWithState, continuePi, continueReport, lastMiss, parseTail, TAIL_FORMAT, type TailBody, type TailState } from '../../../src/cache/tail.js';
 import { defaultRules } from '../../../src/core/rules.js';
 import { piRef } from '../../../src/hosts/pi/discover.js';
@@ -71,13 +72,15 @@ interface Saved {
 }
 
 /** A later run from a saved state (parsed anew: nothing shared with the run that saved it). */
-async function laterRun(file: string, saved: Saved, limit?: number, objects = false): Promise<(Saved & { appended: number }) | null> {
+async function laterRun(file: string, saved: Saved, limit?: number, objects = false): Promise<(Saved & { appended: number; tree: boolean }) | null> {
   const ref = await refOf(file);
   const state = saved.state === null ? null : parseTail(saved.state);
   if (saved.state !== null) assert.ok(state, 'the saved state parses and validates');
   if (!state) return null;
   const now = await idOf(ref);
+  const tree0 = tail.treeRuns;
   const c = await continuePi(ref, state, saved.block, now, sessionJsonLines, { calibrationLimit: limit });
+  const tree = tail.treeRuns !== tree0;
   if (!c) {
     misses.set(lastMiss, (misses.get(lastMiss) ?? 0) + 1);
     return null;
@@ -91,7 +94,7 @@ async function laterRun(file: string, saved: Saved, limit?: number, objects = fa
     assert.ok(bytesOf((await renderSession(o.report, jsonText)).chunks).equals(bytesOf(c.chunks)), 'objects path = bytes path');
     report = JSON.stringify(o.report);
   }
-  return { block: bytesOf(c.chunks), state: body ? JSON.stringify({ ...body, identity: now }) : null, appended: c.appended, report };
+  return { block: bytesOf(c.chunks), state: body ? JSON.stringify({ ...body, identity: now }) : null, appended: c.appended, report, tree };
 }
 
 /** Why later runs fell back, with counts (printed when a test asks for a share of continued runs). */
@@ -107,25 +110,39 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
    * continues from the previous run's saved output and state; every run's block must equal a full
    * analysis of the file at that moment. @returns how many runs continued (the others fell back)
    */
-  async function grow(name: string, text: Buffer, cuts: number[], limit?: number, objects = false): Promise<{ continued: number; runs: number; withState: number }> {
+  /** Appended lines holding these were continued (`continued`) in how many of the runs that had them (`runs`). */
+  const EVENTS = { compaction: '"type":"compaction"', branchSummary: '"type":"branch_summary"', modelChange: '"type":"model_change"' };
+  type EventCounts = Record<keyof typeof EVENTS, [continued: number, runs: number]>;
+
+  async function grow(name: string, text: Buffer, cuts: number[], limit?: number, objects = false): Promise<{ continued: number; runs: number; withState: number; tree: number; events: EventCounts; misses: Record<string, number> }> {
     const file = join(dir, name);
     writeFileSync(file, text.subarray(0, cuts[0]));
+    misses.clear();
     let saved = await firstRun(file, limit);
     assert.ok(saved.block.equals(await fullBlock(file, limit)), `${name}: first run at ${cuts[0]}`);
     let continued = 0;
     let withState = 0;
+    let tree = 0;
+    const events = Object.fromEntries(Object.keys(EVENTS).map((k) => [k, [0, 0]])) as EventCounts;
     for (let i = 1; i < cuts.length; i++) {
-      appendFileSync(file, text.subarray(cuts[i - 1], cuts[i]));
+      const added = text.subarray(cuts[i - 1], cuts[i]);
+      appendFileSync(file, added);
       if (saved.state !== null) withState++;
       const full = await fullBlock(file, limit);
       const later = await laterRun(file, saved, limit, objects);
+      for (const [k, needle] of Object.entries(EVENTS) as Array<[keyof typeof EVENTS, string]>) {
+        if (saved.state === null || !added.includes(needle)) continue;
+        events[k][1]++;
+        if (later) events[k][0]++;
+      }
       if (later) {
         continued++;
+        if (later.tree) tree++;
         assert.equal(later.block.toString('utf8'), full.toString('utf8'), `${name}: continued at byte ${cuts[i]} (from ${cuts[i - 1]})`);
         saved = { block: later.block, state: later.state, report: later.report };
       } else saved = await firstRun(file, limit);
     }
-    return { continued, runs: cuts.length - 1, withState };
+    return { continued, runs: cuts.length - 1, withState, tree, events, misses: Object.fromEntries(misses) };
   }
 
   const lineEnds = (text: Buffer) => {
@@ -139,6 +156,7 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     let total = 0;
     let runs = 0;
     const stated: number[] = [];
+    const perFile: unknown[] = [];
     for (const f of RECORDINGS) {
       const text = readFileSync(f);
       const ends = lineEnds(text);
@@ -146,13 +164,25 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
       total += r.continued;
       runs += r.withState;
       stated.push(r.withState);
+      perFile.push({ tree: r.tree, events: r.events, misses: r.misses });
     }
     // Every cut has a state (main has phux context messages from line 11: their stream continues
-    // too) except main's line 30: the compaction on line 29, continued, keeps entries the state
-    // does not hold, so that run saves none and the next reads in full.
-    assert.deepEqual(stated, [42, 18, 42, 18]);
-    // Most appends continue (the others: a model moved, a branch, a compaction; all deterministic).
-    assert.deepEqual([total, runs], [82, 120], `fell back: ${JSON.stringify([...misses])}`);
+    // too; its compaction on line 29, continued, saves a state from the entry tree read again).
+    assert.deepEqual(stated, [43, 18, 43, 18]);
+    // Every append holding a compaction, a branch summary or a model change continued; those and
+    // the branches (main) read the entry tree again (tree). The others fell back for the two
+    // reasons that need every earlier request judged again (README "Persisted tail").
+    const events = { compaction: [1, 1], branchSummary: [1, 1], modelChange: [2, 2] };
+    const none = { compaction: [0, 0], branchSummary: [0, 0], modelChange: [2, 2] };
+    const mainMisses = { 'the token model moved': 5, 'earlier requests rebuilt (a new rate)': 3 };
+    const longMisses = { 'the token model moved': 4, 'earlier requests rebuilt (a new rate)': 1 };
+    assert.deepEqual(perFile, [
+      { tree: 5, events, misses: mainMisses },
+      { tree: 2, events: none, misses: longMisses },
+      { tree: 5, events, misses: mainMisses },
+      { tree: 2, events: none, misses: longMisses },
+    ]);
+    assert.deepEqual([total, runs], [96, 122]);
   });
 
   it('the same with the default token-model limit (every fit still moves here: full reads), and appended in several lines at once', async function () {
@@ -178,7 +208,12 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     for (let i = 41; i < ends.length; i += 1 + (i % 5)) cuts.push(ends[i]);
     cuts.push(text.length);
     const r = await grow('generated.jsonl', text, cuts, 6);
-    assert.deepEqual([r.continued, r.runs], [230, 239], `fell back: ${JSON.stringify([...misses])}`);
+    assert.deepEqual([r.continued, r.runs, r.tree], [233, 239, 2]);
+    // Each cut whose appended lines hold one of these continued.
+    assert.deepEqual(r.events, { compaction: [1, 1], branchSummary: [2, 2], modelChange: [3, 3] });
+    // A new rate reprices earlier requests, a new point of a young lineage moves the estimates of
+    // its earlier requests: both need them judged again (README "Persisted tail").
+    assert.deepEqual(r.misses, { 'earlier requests rebuilt (a new rate)': 2, 'the token model moved': 4 });
   });
 
   it('a state is refused: rewritten in place (same size), truncated, half-written last line, corrupt, another build or format version', async () => {

@@ -85,6 +85,46 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     assert.equal(again.text, (await run('--no-cache', input)).text);
   });
 
+  it('a branch back to an early entry, a model switch and a compaction appended: continued (the entry tree read again), same bytes as --no-cache', async () => {
+    const input = join(dir, 'in');
+    await run(input);
+    const lines = () => readFileSync(big, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const lastId = () => lines().at(-1)!.id as string;
+    const at = (n: number) => new Date(Date.parse('2027-02-01T00:00:00Z') + n * 1000).toISOString();
+    const user = (id: string, parentId: string, n: number) => ({ type: 'message', id, parentId, timestamp: at(n), message: { role: 'user', content: [{ type: 'text', text: `question ${id}?` }], timestamp: Date.parse(at(n)) } });
+    const answer = (id: string, parentId: string, n: number, model?: { provider: string; api: string; model: string }) => {
+      const a = structuredClone(lines().reverse().find((e) => e.type === 'message' && e.message.role === 'assistant' && !e.message.errorMessage)!);
+      Object.assign(a, { id, parentId, timestamp: at(n + 1) });
+      Object.assign(a.message, { timestamp: Date.parse(at(n)) + 900, responseId: `tail-${id}`, content: [{ type: 'text', text: `answer ${id}.` }], ...(model ?? {}) });
+      return a;
+    };
+    const early = lines()[12].id as string;
+    const main = { provider: 'anthropic', api: 'anthropic-messages', model: 'claude-sonnet-4-5' };
+    const appends: Array<[string, Array<Record<string, unknown>>]> = [
+      // Back to an entry thousands of entries before the last (Pi's /tree): its context is that entry's path.
+      ['branch', [{ type: 'branch_summary', id: 'tail-b', parentId: early, timestamp: at(1), fromId: lastId(), summary: 'went back' }, user('tail-b-u', 'tail-b', 2), answer('tail-b-a', 'tail-b-u', 3)]],
+      // Another provider, API and model: the path encoded for it (its lineage is new: the token model adds a base).
+      ['model switch', [{ type: 'model_change', id: 'tail-m', parentId: 'tail-b-a', timestamp: at(4), provider: 'openai', modelId: 'gpt-5.1-codex' }, user('tail-m-u', 'tail-m', 5), answer('tail-m-a', 'tail-m-u', 6, { provider: 'openai', api: 'openai-responses', model: 'gpt-5.1-codex' })]],
+      // Back to the session's main model (a young lineage's second point would move its base: see the README), compacted.
+      ['compaction', [{ type: 'compaction', id: 'tail-c', parentId: 'tail-m-a', timestamp: at(7), summary: 'compacted', firstKeptEntryId: 'tail-m-u', tokensBefore: 1000 }, user('tail-c-u', 'tail-c', 8), answer('tail-c-a', 'tail-c-u', 9, main)]],
+    ];
+    for (const [what, entries] of appends) {
+      appendFileSync(big, entries.map((e) => `${JSON.stringify(e)}\n`).join(''));
+      const [c0, t0] = [tail.continuedRuns, tail.treeRuns];
+      const later = await run(input);
+      assert.deepEqual([tail.continuedRuns - c0, tail.treeRuns - t0], [1, 1], `${what}: continued with the entry tree (${tail.lastMiss})`);
+      const full = await run('--no-cache', input);
+      assert.equal(later.text, full.text, what);
+      assert.match(later.text, new RegExp(`"responseId": "tail-${entries.at(-1)!.id}"`), what);
+    }
+    // A plain append after them continues from the last entry alone again.
+    appendFileSync(big, oneMoreRequest(big, 40));
+    const [c0, t0] = [tail.continuedRuns, tail.treeRuns];
+    const later = await run(input);
+    assert.deepEqual([tail.continuedRuns - c0, tail.treeRuns - t0], [1, 0], `plain append (${tail.lastMiss})`);
+    assert.equal(later.text, (await run('--no-cache', input)).text);
+  });
+
   it('text mode and the result cache (the extension worker\'s call) continue too, from the result entry and the state', async () => {
     const input = join(dir, 'in');
     const text = async (...args: string[]) => {
