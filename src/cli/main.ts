@@ -1,5 +1,5 @@
 /**
- * `prefix-lens` command line: analyze, check, fleet.
+ * `prefix-lens` command line: analyze, check, diff, fleet, capture.
  * Exit codes: 0 done (analyze always, when it could read its input); 1 `check` found a break;
  * 2 usage error or unreadable input.
  */
@@ -18,6 +18,7 @@ import { resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
+import { diffCommand } from './diff.js';
 import { watchSessions } from './watch.js';
 import type { NextSession } from './memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
@@ -29,6 +30,7 @@ import { treeStamp, warmPaths, writeManifest } from './warm.js';
 const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR | --captures DIR] [--json] [--html FILE] [--no-cache] [--watch]
   prefix-lens check [path…] [--requests DIR | --captures DIR] [--no-cache]
+  prefix-lens diff <path> <N> [<M>] [--requests DIR | --captures DIR] [--context LINES]   (request N beside M, default the one it was compared with)
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
 
@@ -190,6 +192,11 @@ export async function main(
   const [command, ...rest] = argv;
   if (command === 'fleet') return fleetCommand(rest, out, { err });
   if (command === 'capture') return captureCommand(rest, out, err);
+  if (command === 'diff') {
+    const code = await diffCommand(rest, out, err);
+    await drained();
+    return code;
+  }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     out(USAGE);
     return 0;

@@ -90,7 +90,7 @@ function nodesOf(tail: BlockNode | null): BlockNode[] {
 export function requestDocument(req: LlmRequest, title: string, change?: { depth: number; offsetInBlock: number }): RequestDocument {
   const lines: string[] = [title, `${req.provider}/${req.model} · ${req.api} · ${req.evidence} · ${req.tail ? `${req.tail.depth} blocks, ${req.tail.bytesThrough.toLocaleString('en-US')} bytes` : 'no prefix known'}`];
   const params = Object.entries(req.params);
-  if (params.length) lines.push(`params: ${params.map(([k, v]) => `${k} ${JSON.stringify(v)}`).join(', ')}`);
+  if (params.length) lines.push(`params: ${params.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`);
   const blockLines: number[] = [];
   let changeAt: TextPosition | null = null;
   // Document line of the next entry of `lines` (a block's body spans several).
