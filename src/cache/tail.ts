@@ -68,7 +68,7 @@ import { releaseBetweenSessions } from '../cli/memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */
-export const TAIL_VERSION = 1;
+export const TAIL_VERSION = 2;
 /** Bytes hashed at each end for the content check (identity.ts CHECK_BYTES). */
 const CHECK_BYTES = 64 * 1024;
 
@@ -175,6 +175,7 @@ const TailSchema = z.object({
   judge: z.object({
     count: int,
     lastAgent: z.object({ provider: z.string(), model: z.string() }).nullable(),
+    latest: num.nullable(),
     lineages: z.array(
       z.object({
         key: z.string(),

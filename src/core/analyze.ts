@@ -105,6 +105,33 @@ interface Lineage {
   recent: Entry[];
   /** Anthropic-style entries: prefix hash (BlockNode.hashKey: binary, no hex string per lookup) at a breakpoint → expiry (ms, null = unknown time), lifetime (ms). */
   written: Map<string, { expires: number | null; tokens: number; ttlMs: number }>;
+  /** Size of `written` above which its gone entries are dropped (see gone). */
+  sweepAt: number;
+  /** The latest send time (ms) of the session's requests judged before this one, null before any with a time (gone). */
+  latest: number | null;
+}
+
+/** Written entries a lineage keeps before it first drops the gone ones (then twice what is left). */
+const SWEEP_MIN = 64;
+
+/**
+ * True when a written entry cannot be in the provider's cache for any request judged from now on:
+ * its lifetime ended more than one lifetime before the latest send time of the requests judged
+ * so far, and the requests are judged in send order (a request recorded as sent earlier than
+ * that, by more than the lifetime, still does not read it). Such entries are ignored by every
+ * lookup, so dropping them (sweep) changes no result; this bounds the written entries (and a
+ * persisted state) by the cache lifetime instead of the session's length.
+ */
+function gone(w: { expires: number | null; ttlMs: number }, latest: number | null): boolean {
+  return latest !== null && w.expires !== null && w.expires + w.ttlMs < latest;
+}
+
+/** Drops a lineage's gone written entries, except those a live entry names (Entry.written: its `alive` reads them). */
+function sweep(lin: Lineage): void {
+  const named = new Set<string>();
+  for (const e of lin.recent) if (e.written !== undefined) named.add(e.written);
+  for (const [k, w] of lin.written) if (gone(w, lin.latest) && !named.has(k)) lin.written.delete(k);
+  lin.sweepAt = Math.max(SWEEP_MIN, 2 * lin.written.size);
 }
 
 /**
@@ -138,11 +165,18 @@ export class SessionJudge {
   readonly requests: RequestAnalysis[] = [];
   private readonly lineages = new Map<string, Lineage>();
   private lastAgent: LlmRequest | null = null;
+  /** The latest send time of the requests judged (ms), null before any with a time (gone). */
+  private latest: number | null = null;
 
   constructor(
     private model: SessionAnalysis['tokenModel'],
     private readonly rules: ProviderRules = defaultRules,
   ) {}
+
+  /** Takes the send time of a request judged (ms, null when unknown) into `latest`. */
+  private sent(now: number | null): void {
+    if (now !== null && Number.isFinite(now) && (this.latest === null || now > this.latest)) this.latest = now;
+  }
 
   /** The token model the requests are judged with (see adoptTokenModel). */
   get tokenModel(): SessionAnalysis['tokenModel'] {
@@ -192,13 +226,15 @@ export class SessionJudge {
     out.push(a);
     if (!req.tail) {
       a.verdict = 'unknown';
+      this.sent(timeOf(req));
       return a;
     }
     fillHashes(a, req.tail);
     if (!lin) {
-      lin = { family, minimum: minimumTokens(family, req.model), recent: [], written: new Map() };
+      lin = { family, minimum: minimumTokens(family, req.model), recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: null };
       lineages.set(key, lin);
     }
+    lin.latest = this.latest;
     const now = timeOf(req);
     const previous = lin.recent[lin.recent.length - 1];
     if (previous) a.sameAsPrevious = previous.tail.sameHash(req.tail);
@@ -368,8 +404,10 @@ export class SessionJudge {
       // that refreshes it. The earlier entry itself is not refreshed, since the part of it
       // beyond the common prefix was not read (a change at tool 0 reads none of it).
       record(lin, req, now, tokensAt, reads);
+      if (lin.written.size > lin.sweepAt) sweep(lin);
       if (req.kind === 'agent') this.lastAgent = req;
     }
+    this.sent(now);
     return a;
   }
 
@@ -398,13 +436,16 @@ export class SessionJudge {
           if (e.writtenDepth !== undefined) out.writtenDepth = e.writtenDepth;
           return out;
         }),
-        written: [...lin.written].map(([k, w]) => [keyHex(k), w.expires, w.tokens, w.ttlMs] as [string, number | null, number, number]),
+        // Gone entries no live entry names are ignored by every lookup: not saved (sweep).
+        written: [...lin.written]
+          .filter(([k, w]) => !gone(w, this.latest) || lin.recent.some((e) => e.written === k))
+          .map(([k, w]) => [keyHex(k), w.expires, w.tokens, w.ttlMs] as [string, number | null, number, number]),
         model: first?.model ?? '',
         api: first?.api ?? '',
       });
     }
     const last = this.lastAgent;
-    return { count: this.requests.length, lastAgent: last ? { provider: last.provider, model: last.model } : null, lineages };
+    return { count: this.requests.length, lastAgent: last ? { provider: last.provider, model: last.model } : null, latest: this.latest, lineages };
   }
 
   /**
@@ -421,7 +462,7 @@ export class SessionJudge {
     for (const l of state.lineages) {
       const family = rules.families.find((f) => f.id === l.family);
       if (!family) throw new Error(`family ${l.family} is not in the rules`);
-      const lin: Lineage = { family, minimum: l.minimum, recent: [], written: new Map() };
+      const lin: Lineage = { family, minimum: l.minimum, recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: state.latest };
       for (const e of l.recent) {
         const tail = nodeOf(e.tail);
         if (!tail) throw new Error(`entry #${e.req.index} has no chain`);
@@ -433,9 +474,11 @@ export class SessionJudge {
         if (req.index >= 1 && req.index <= state.count) j.requests[req.index - 1] = { request: req, segments: { ...e.segments } } as RequestAnalysis;
       }
       for (const [k, expires, tokens, ttlMs] of l.written) lin.written.set(hexKey(k), { expires, tokens, ttlMs });
+      lin.sweepAt = Math.max(SWEEP_MIN, 2 * lin.written.size);
       j.lineages.set(l.key, lin);
     }
     if (state.lastAgent) j.lastAgent = { ...state.lastAgent, kind: 'agent' } as LlmRequest;
+    j.latest = state.latest;
     return j;
   }
 }
@@ -449,6 +492,8 @@ export interface JudgeState {
   count: number;
   /** Provider and model of the last agent request without an error (the model-switch check). */
   lastAgent: { provider: string; model: string } | null;
+  /** The latest send time of the requests pushed (ms), null when none had one (written entries gone before it are not kept). */
+  latest: number | null;
   lineages: Array<{
     key: string;
     /** Provider family id (provider-rules.json). */
@@ -722,7 +767,7 @@ function expectedRead(
       for (let n: BlockNode | null = b; n && n.depth > stop; n = n.prev) {
         const key = n.hashKey;
         const w = lin.written.get(key);
-        if (w && (now === null || w.expires === null || w.expires >= now)) {
+        if (w && (now === null || w.expires === null || w.expires >= now) && !gone(w, lin.latest)) {
           best = Math.max(best, w.tokens);
           reads.push(key);
           break;

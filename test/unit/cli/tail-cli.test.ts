@@ -58,6 +58,16 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     assert.equal(first.text, (await run('--no-cache', input)).text);
     // Two states: the generated session's and the recording's (its phux context stream included).
     assert.equal(states().length, 2);
+    // Bounded: the written breakpoint entries kept are those still in the cache lifetime's reach
+    // (core/analyze.ts gone), not one per Anthropic request of the session.
+    const bigFirst = states()
+      .map((f) => tail.parseTail(readFileSync(join(dir, 'xdg', 'prefix-lens', 'v2', f), 'utf8'))!)
+      .find((s) => s.identity.key.endsWith('big.jsonl'))!;
+    assert.deepEqual(bigFirst.judge.lineages.map((l) => [l.key, l.written.length]), [
+      ['anthropic|claude-sonnet-4-5|', 26],
+      ['deepseek|deepseek-chat|', 0],
+      ['openai|gpt-5|019a0bbb-0000-7000-8000-000000000100', 0],
+    ]);
     const n0 = tail.continuedRuns;
     for (let i = 0; i < 2; i++) {
       appendFileSync(big, oneMoreRequest(big, 10 + i));
