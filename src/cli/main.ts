@@ -30,7 +30,7 @@ import { treeStamp, warmPaths, writeManifest } from './warm.js';
 const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR | --captures DIR] [--json] [--html FILE] [--no-cache] [--watch]
   prefix-lens check [path…] [--requests DIR | --captures DIR] [--no-cache]
-  prefix-lens diff <path> <N> [<M>] [--requests DIR | --captures DIR] [--context LINES]   (request N beside M, default the one it was compared with)
+  prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]   (request N beside M, default the one it was compared with)
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
 

@@ -86,7 +86,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const status = new ActiveSessionStatus(sessions);
   const fleet = new FleetView(log, () => sessions.sessions());
   const diagnostics = new TranscriptDiagnostics(worker, log);
-  const requestDiff = new RequestDiff(worker);
+  const requestDiff = new RequestDiff(worker, (key, path) => findRef(key, path));
   const toggle = new ContextToggle(context, log);
   const capture = new CaptureProxy(context, log);
 
@@ -135,12 +135,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         },
         // Urgent: a panel that starts over waits for it, and a closed one's state is freed at once.
         unfollow: (panel) => worker.run({ op: 'live-close', panel }, { urgent: true }).then(() => undefined, () => undefined),
-        find: async (key, path) => {
-          const refs = await sessions.sessions();
-          const found = refs.find((r) => (key ? r.key === key : r.path === path)) ?? refs.find((r) => r.path === path);
-          // Not listed (a file opened by hand): recognized by the registry, as Open Timeline does.
-          return found ?? (await resolvePath(path)).find((r) => (key ? r.key === key : r.path === path));
-        },
+        find: findRef,
       });
       context.subscriptions.push(p);
       return p;
@@ -150,6 +145,13 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       deserializeWebviewPanel: async (panel, state) => (await timelines()).deserializeWebviewPanel(panel, state),
     }),
   );
+
+  /** A session by registry key (or, without one, by file): listed, else recognized by the registry in its file, as Open Timeline does. */
+  const findRef = async (key: string | undefined, path: string): Promise<SessionRef | undefined> => {
+    const refs = await sessions.sessions();
+    const found = refs.find((r) => (key ? r.key === key : r.path === path)) ?? refs.find((r) => r.path === path);
+    return found ?? (await resolvePath(path)).find((r) => (key ? r.key === key : r.path === path));
+  };
 
   /** The sessions the registry recognizes in one file or folder (any host), through the worker. */
   const resolvePath = (path: string): Promise<SessionRef[]> =>
@@ -275,7 +277,9 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         void vscode.window.showInformationMessage(`Prefix Lens: request #${index} has no earlier request to compare with.`);
         return undefined;
       }
-      return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Prefix Lens: rendering #${base} and #${index}` }, () => requestDiff.open(t.ref, report, base, index));
+      return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Prefix Lens: rendering requests #${base} and #${index}`, cancellable: true }, (_p, token) =>
+        requestDiff.open(t.ref, report, base, index, token).catch((e) => (e instanceof CancelledError ? undefined : Promise.reject(e))),
+      );
     },
     'prefixLens.showLog': () => log.show(true),
     'prefixLens.revealInTranscript': async (target?: SessionRef | { path: string; line?: number; row?: string }) => {

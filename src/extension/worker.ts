@@ -92,28 +92,33 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
 }
 
 /**
- * A `compare` job: the session as a followed panel holds it, else read afresh.
- * @throws Error when the session or either request is not in it
+ * A `compare` job: from the session a panel follows when its two requests still have the prefix
+ * hashes the user saw, else read afresh.
+ * @throws Error when the session or either request is not in it, or its requests changed since the report
  */
 async function compare(msg: Extract<WorkerRequest, { op: 'compare' }>): Promise<RequestComparisonText> {
-  const panel = msg.requestsDir ? undefined : [...followed.values()].find((f) => f.key === msg.ref.key);
-  let sessions: Session[];
-  try {
-    sessions = panel ? [panel.live.session] : await openRef(msg.ref, { env: msg.env, requestsDir: msg.requestsDir });
-  } finally {
-    releaseReaders();
-  }
-  const s = sessions.find((x) => x.id === msg.sessionId) ?? sessions[0];
-  const at = (i: number) => s?.requests.find((r) => r.index === i) ?? null;
-  const [base, req] = [at(msg.base), at(msg.index)];
-  if (!s || !base || !req) throw new Error(`request #${!base ? msg.base : msg.index} is not in session ${msg.sessionId}`);
-  const name = s.title ?? s.id;
-  const c = compareRequests(base, req, { base: `${name} · request #${msg.base}`, request: `${name} · request #${msg.index}` }, familyFor(req.model, req.api).renderOrder);
-  return {
-    base: { text: c.base.text, changeAt: c.base.changeAt },
-    request: { text: c.request.text, changeAt: c.request.changeAt },
-    break: c.break ? { segment: c.break.segment, path: c.break.path, byteOffset: c.break.byteOffset } : null,
+  const pick = (sessions: Session[]) => {
+    const s = sessions.find((x) => x.id === msg.sessionId);
+    const at = (i: number) => s?.requests.find((r) => r.index === i);
+    const [base, req] = [at(msg.base), at(msg.index)];
+    const fits = base && req && (base.tail?.shortHash ?? null) === msg.hashes.base && (req.tail?.shortHash ?? null) === msg.hashes.index;
+    return { s, base, req, fits };
   };
+  const panel = msg.requestsDir ? undefined : [...followed.values()].find((f) => f.key === msg.ref.key);
+  let got = panel ? pick([panel.live.session]) : undefined;
+  if (!got?.fits) {
+    try {
+      got = pick(await openRef(msg.ref, { env: msg.env, requestsDir: msg.requestsDir }));
+    } finally {
+      releaseReaders();
+    }
+  }
+  const { s, base, req, fits } = got;
+  if (!s) throw new Error(`session ${msg.sessionId} is not in ${msg.ref.path}`);
+  if (!base || !req) throw new Error(`request #${!base ? msg.base : msg.index} is not in session ${msg.sessionId}`);
+  if (!fits) throw new Error(`requests #${msg.base} and #${msg.index} of ${msg.sessionId} changed since the report was made (the file was rewritten, or a captured body was joined): open the Timeline again`);
+  const c = compareRequests(base, req, s.title ?? s.id, familyFor(req.model, req.api).renderOrder);
+  return { base: { text: c.base.text, changeAt: c.base.changeAt }, request: { text: c.request.text, changeAt: c.request.changeAt }, difference: c.difference };
 }
 
 /** An `analyze` job: from the live analysis of a panel following the session, else through the result cache. */

@@ -4,6 +4,7 @@
  */
 import type { DiscoverOptions, SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
+import type { PrefixDifference } from '../report/requestText.js';
 import type { LiveStep } from './livePatch.js';
 import type { RuleOverrides } from './rules.js';
 
@@ -28,9 +29,11 @@ export type WorkerRequest =
   /**
    * Two requests of a session rendered as text for a diff (report/requestText.ts): `base` (e.g. the
    * matched request) and `index`, of the session `sessionId` read from `ref` (a panel's live
-   * analysis when one follows it).
+   * analysis when one follows it and still holds the same requests). `hashes`: the two requests'
+   * prefix hashes in the report the user looks at; a session whose requests no longer have them
+   * (it was rewritten, or a body was joined since) is refused rather than rendered.
    */
-  | { id: number; op: 'compare'; ref: SessionRef; sessionId: string; base: number; index: number; env: NodeJS.ProcessEnv; requestsDir?: string }
+  | { id: number; op: 'compare'; ref: SessionRef; sessionId: string; base: number; index: number; hashes: { base: string | null; index: string | null }; env: NodeJS.ProcessEnv; requestsDir?: string }
   /** Forgets what the worker keeps for a panel (it closed, or starts over). */
   | { id: number; op: 'live-close'; panel: string };
 
@@ -46,12 +49,11 @@ export type WorkerResponse =
   | { id: number; ok: true; op: 'compare'; comparison: RequestComparisonText; ms: number }
   | { id: number; ok: false; error: string };
 
-/** What `compare` answers: the two documents (report/requestText.ts RequestDocument) and the break's place, as plain data. */
+/** What `compare` answers: the two documents (report/requestText.ts RequestDocument) and how the prefixes relate, as plain data. */
 export interface RequestComparisonText {
   base: { text: string; changeAt: { line: number; character: number } | null };
   request: { text: string; changeAt: { line: number; character: number } | null };
-  /** Where the later request's prefix first differs (segment, JSON path, prefix byte), null when it extends the base. */
-  break: { segment: string; path: string; byteOffset: number } | null;
+  difference: PrefixDifference;
 }
 
 /** A job without its id (the client numbers them). */

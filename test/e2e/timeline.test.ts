@@ -83,7 +83,7 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
     await detail.getByRole('button', { name: 'Compare with #8' }).click();
     const tab = wb.page.locator('.tabs-container .tab', { hasText: 'pi lab session: #8 ↔ #9' });
     await tab.waitFor({ timeout: 60_000 });
-    assert.match((await tab.getAttribute('aria-label')) ?? '', /break: messages · messages\[0\]\.content\[0\]\.text @56/);
+    assert.match((await tab.getAttribute('aria-label')) ?? '', /verdict break \(history-rewritten\) · first difference in block 2 \(messages · messages\[0\]\.content\[0\]\.text\), byte 49 of the block, prefix byte 56/);
     const diff = wb.page.locator('.monaco-diff-editor').first();
     await diff.waitFor({ timeout: 30_000 });
     // Both sides show the header line of the block the break falls in.

@@ -28,10 +28,10 @@ describe('Compare Request with Matched (diff editor)', () => {
     const cmp = actions.find((x) => x.title === 'Compare with request #8');
     assert.deepEqual(cmp?.command?.arguments, [{ path: uri.fsPath, requestIndex: 9, base: 8 }]);
     const c = (await vscode.commands.executeCommand(cmp!.command!.command, ...cmp!.command!.arguments!)) as RequestComparisonText;
-    assert.deepEqual(c.break, { segment: 'messages', path: 'messages[0].content[0].text', byteOffset: 56 });
+    assert.deepEqual(c.difference, { kind: 'differs', depth: 2, segment: 'messages', path: 'messages[0].content[0].text', offsetInBlock: 49, prefixByte: 56 });
     const { label, left, right } = await activeDiff();
-    assert.equal(label, 'pi lab session: #8 ↔ #9 (break: messages · messages[0].content[0].text @56)');
-    assert.deepEqual([left.lineAt(0).text, right.lineAt(0).text], ['pi lab session · request #8', 'pi lab session · request #9']);
+    assert.equal(label, 'pi lab session: #8 ↔ #9 · verdict break (history-rewritten) · first difference in block 2 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 56');
+    assert.deepEqual([left.lineAt(0).text, right.lineAt(0).text], ['pi lab session', 'pi lab session']);
     // The later request's cursor is on the line of the first changed byte; the text before it is the same on both sides.
     const at = c.request.changeAt!;
     assert.deepEqual(c.base.changeAt, at);
@@ -44,16 +44,32 @@ describe('Compare Request with Matched (diff editor)', () => {
     assert.match(right.lineAt(at.line - 1).text, /^──── block \d+: messages · messages\[0\] · [\d,]+ bytes at prefix byte [\d,]+ · prefix [0-9a-f]{12}/);
   });
 
-  it('from the Timeline: a request and the one it was matched with, and nothing for requests the report does not have', async () => {
+  it('from the Timeline: a request and the one it was matched with, with the verdict of the panel\'s report', async () => {
     const a = await api();
     const file = join(testEnv.home, PI_MAIN);
     await vscode.commands.executeCommand('prefixLens.openTimeline', { path: file });
     const panel = await until('the panel', async () => (await a.timelines()).get(file));
     await until('the first load', () => panel.loads >= 1, 60_000);
     const r13 = panel.current.requests.find((r) => r.index === 13)!;
-    const c = (await vscode.commands.executeCommand('prefixLens.compareRequests', { ref: panel.ref, requestIndex: 13 })) as RequestComparisonText;
-    const { label } = await activeDiff();
-    assert.equal(label, `pi lab session: #${r13.matched} ↔ #13 (break: ${r13.break!.segment} · ${c.break!.path} @${c.break!.byteOffset})`);
-    assert.equal(c.break!.byteOffset, r13.break!.byteOffset);
+    const c = (await vscode.commands.executeCommand('prefixLens.compareRequests', { ref: panel.ref, requestIndex: 13 })) as RequestComparisonText & { title: string };
+    assert.equal(r13.matched, 4);
+    // The same line `prefix-lens diff` prints for this request.
+    assert.equal(c.title, 'pi lab session: #4 ↔ #13 · verdict break (history-rewritten) · first difference in block 4 (messages · messages[3].content[0].text), byte 49 of the block, prefix byte 188');
+    assert.equal((await activeDiff()).label, c.title);
+  });
+
+  it('a document VS Code asks for again (a diff tab restored after a reload) is rendered again; requests whose prefix changed since the report are refused', async () => {
+    const a = await api();
+    const file = join(testEnv.home, PI_MAIN);
+    const [ref] = (await a.worker.run({ op: 'resolve', path: file, opts: { env: {}, home: testEnv.home } }, { urgent: true })).refs;
+    const report = (await a.analyze(ref))!;
+    const hash = (i: number) => report.requests.find((r) => r.index === i)!.prefixHash;
+    const query = { key: ref.key, path: ref.path, sessionId: report.id, base: 3, index: 4, hashes: { base: hash(3), index: hash(4) }, side: 'request' };
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: REQUEST_SCHEME, path: '/pi/restored/request-4.txt', query: JSON.stringify(query) }));
+    assert.deepEqual([doc.lineAt(0).text, doc.lineAt(1).text.split(' · ').slice(0, 3)], ['pi lab session', ['fake-openai/gpt-5', 'openai-completions', 'reconstructed']]);
+    await assert.rejects(
+      a.worker.run({ op: 'compare', ref, sessionId: report.id, base: 3, index: 4, hashes: { base: hash(3), index: 'not-its-hash' }, env: {} }),
+      /requests #3 and #4 of 01a230ec-9a4e-7417-8af1-68d34234bdc8 changed since the report was made/,
+    );
   });
 });

@@ -14,7 +14,14 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
   it('the main Pi recording #9 against #8 (its match): the compaction summary replaces message 0 at prefix byte 56', async () => {
     const r = await run(['diff', PI_MAIN, '9']);
     assert.equal(r.code, 0, r.err);
-    assert.deepEqual(r.out.slice(0, 4), ['pi lab session: #8 ↔ #9 (break: messages · messages[0].content[0].text @56)', '--- request #8', '+++ request #9', '@@ -1,78 +1,80 @@']);
+    assert.deepEqual(r.out.slice(0, 4), [
+      'pi lab session: #8 ↔ #9 · verdict break (history-rewritten) · first difference in block 2 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 56',
+      '--- request #8',
+      '+++ request #9',
+      '@@ -1,78 +1,80 @@',
+    ]);
+    // The first line (the session) is the same on both sides.
+    assert.equal(r.out[4], ' pi lab session');
     assert.ok(r.out.includes('-──── block 2: messages · messages[0] · 70 bytes at prefix byte 7 · prefix 1be02909f63b · role user'));
     assert.ok(r.out.includes('+──── block 2: messages · messages[0] · 659 bytes at prefix byte 7 · prefix e60fe40a9a28 · role user · from compaction-summary'));
     // The opaque head before it is the same on both sides: context, not a change.
@@ -25,7 +32,7 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
   it('a request that only extends the other: "no break", the added blocks as additions; M named explicitly', async () => {
     const r = await run(['diff', PI_MAIN, '2', '1', '--context', '0']);
     assert.equal(r.code, 0, r.err);
-    assert.equal(r.out[0], 'pi lab session: #1 ↔ #2 (no break: #2 extends #1)');
+    assert.equal(r.out[0], "pi lab session: #1 ↔ #2 · verdict hit · #2's prefix extends #1's");
     assert.deepEqual(r.out.filter((l) => l.startsWith('+──── ')).map((l) => l.replace(/ · prefix [0-9a-f]{12}.*$/, '')), [
       '+──── block 3: messages · messages[2] · 62 bytes at prefix byte 77',
       '+──── block 4: messages · messages[3] · 100 bytes at prefix byte 139',
@@ -37,13 +44,34 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     assert.deepEqual([missing.code, missing.err], [1, 'prefix-lens diff: pi lab session has 13 request(s); no request #99']);
     const first = await run(['diff', PI_MAIN, '1']);
     assert.deepEqual([first.code, first.err], [1, 'prefix-lens diff: pi lab session has 13 request(s); request #1 has no earlier request to compare with']);
-    for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1']]) {
+    for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1'], ['diff', PI_MAIN, '3', '3']]) {
       const r = await run(args);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.err, /usage: prefix-lens diff <path> <N>/);
     }
     const folder = await run(['diff', 'test/fixtures/pi', '3']);
-    assert.equal(folder.code, 2);
-    assert.match(folder.err, /^prefix-lens diff: 2 sessions at test\/fixtures\/pi; name one/);
+    assert.deepEqual([folder.code, folder.err], [2, 'prefix-lens diff: 2 sessions at test/fixtures/pi; name one with --session <id prefix>: 01a230ec-991a-7497-9a50-b9f4f6517541, 01a230ec-9a4e-7417-8af1-68d34234bdc8']);
+    const picked = await run(['diff', 'test/fixtures/pi', '3', '--session', '01a230ec-9a4e']);
+    assert.equal(picked.out[0], "pi lab session: #2 ↔ #3 · verdict hit · #3's prefix extends #2's");
+  });
+
+  it('wire bodies (--requests): #11 against #8 breaks at the compaction summary, block 6 byte 49 (prefix byte 6,146)', async () => {
+    const r = await run(['diff', PI_MAIN, '11', '--requests', 'test/fixtures/pi/main/requests']);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out[0], 'pi lab session: #8 ↔ #11 · verdict break (history-rewritten) · first difference in block 6 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 6,146');
+  });
+
+  it('a Claude Code session with a sub-agent: the path names the session itself; --session picks the sub-agent; the verdict beside a first difference after the entry', async () => {
+    const cc = 'test/fixtures/claude-code/claude/projects/-tmp-prefix-lens-cc-lab-project/8aa2b6b2-f6a6-44e7-865a-838c950a6fc6.jsonl';
+    const main = await run(['diff', cc, '9']);
+    assert.equal(main.out[0], '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6: #8 ↔ #9 · verdict break (history-rewritten, system-changed) · first difference in block 13 (system · system[0].text), byte 70 of the block, prefix byte 47,322');
+    // #8 read #6's entry as expected: its prefix differs from #6's only after what was cached.
+    const hit = await run(['diff', cc, '8', '6']);
+    assert.equal(hit.out[0], '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6: #6 ↔ #8 · verdict hit (representation-only) · first difference in block 39 (messages · messages[10].content), byte 25 of the block, prefix byte 90,589');
+    const sub = await run(['diff', cc, '2', '--session', 'aa44']);
+    assert.deepEqual([sub.code, sub.err], [1, 'prefix-lens diff: general-purpose: Scripted sub-task has 1 request(s); no request #2']);
+    const none = await run(['diff', cc, '2', '--session', 'zz']);
+    assert.equal(none.code, 2);
+    assert.match(none.err, /has an id starting with "zz" \(8aa2b6b2-f6a6-44e7-865a-838c950a6fc6, aa4455826cc83258f\)$/);
   });
 });

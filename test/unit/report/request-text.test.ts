@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { findSessions, openRef } from '../../../src/hosts/registry.js';
-import { compareRequests, splitEscapedLines } from '../../../src/report/requestText.js';
+import { compareRequests, comparisonLine, prefixDifference, requestDocument, splitEscapedLines } from '../../../src/report/requestText.js';
 
 const utf8 = new TextEncoder();
 
@@ -9,10 +9,12 @@ describe('a request rendered as text for a diff (report/requestText.ts)', () => 
     const [ref] = await findSessions('examples/botharness/sessions/--home-user-botlab--/bh-drift/session.jsonl.zstd');
     const [s] = await openRef(ref);
     const q = (i: number) => s.requests.find((r) => r.index === i)!;
-    const c = compareRequests(q(2), q(3), { base: 'drift · request #2', request: 'drift · request #3' });
-    assert.deepEqual([c.break?.segment, c.break?.path, c.break?.byteOffset, c.break?.depth, c.break?.offsetInBlock], ['system', 'messages[0].content', 573, 3, 277]);
+    const c = compareRequests(q(2), q(3), 'drift');
+    assert.deepEqual(c.difference, { kind: 'differs', depth: 3, segment: 'system', path: 'messages[0].content', offsetInBlock: 277, prefixByte: 573 });
+    assert.equal(comparisonLine('drift', 2, 3, c.difference, { verdict: 'break', causes: ['system-changed', 'persona-drift'] }), 'drift: #2 ↔ #3 · verdict break (system-changed, persona-drift) · first difference in block 3 (system · messages[0].content), byte 277 of the block, prefix byte 573');
     const lines = c.request.text.split('\n');
-    assert.deepEqual(lines.slice(0, 2), ['drift · request #3', 'deepseek-official/deepseek-v4-flash · openai-completions · reconstructed · 8 blocks, 1,048 bytes']);
+    // The same first line on both sides (no change in the diff); the second names the request's prefix.
+    assert.deepEqual(lines.slice(0, 2), ['drift', 'deepseek-official/deepseek-v4-flash · openai-completions · reconstructed · 8 blocks, 1,048 bytes']);
     // Sizes and starts add up to the 1,048 bytes of the prefix.
     assert.deepEqual(c.request.blockLines.map((l) => /^──── block (\d+): (\w+) · (\S+) · ([\d,]+) bytes at prefix byte ([\d,]+)/.exec(lines[l])!.slice(1).join(' ')), [
       '1 tools tools[0] 135 0',
@@ -38,17 +40,41 @@ describe('a request rendered as text for a diff (report/requestText.ts)', () => 
     }
   });
 
-  it('a request that extends the other has no break and no change position', async () => {
+  it('extends, start of, identical, no prefix known: each said as such, with no change position', async () => {
     const [ref] = await findSessions('examples/botharness/sessions/--home-user-botlab--/bh-drift/session.jsonl.zstd');
     const [s] = await openRef(ref);
-    const c = compareRequests(s.requests[0], s.requests[1], { base: 'a', request: 'b' });
-    assert.deepEqual([c.break, c.base.changeAt, c.request.changeAt], [null, null, null]);
+    const [r1, r2] = s.requests;
+    const c = compareRequests(r1, r2, 'a');
+    assert.deepEqual([c.difference, c.base.changeAt, c.request.changeAt], [{ kind: 'extends' }, null, null]);
+    assert.equal(comparisonLine('a', 1, 2, c.difference), "a: #1 ↔ #2 · #2's prefix extends #1's");
+    assert.deepEqual(prefixDifference(r2, r1), { kind: 'start-of' });
+    assert.deepEqual(prefixDifference(r2, r2), { kind: 'same' });
+    const none = { ...r2, tail: null };
+    assert.deepEqual([prefixDifference(none, r2), prefixDifference(r1, none), prefixDifference(none, none)], [{ kind: 'unknown', missing: 'base' }, { kind: 'unknown', missing: 'request' }, { kind: 'unknown', missing: 'both' }]);
+    assert.equal(comparisonLine('a', 1, 2, prefixDifference(r1, none)), 'a: #1 ↔ #2 · no prefix known for #2');
+    assert.equal(requestDocument(none, 'a').text, 'a\ndeepseek-official/deepseek-v4-flash · openai-completions · reconstructed · no prefix known\n');
+  });
+
+  it('text the transcript names (title, model, role) cannot add lines, so block lines and the change position stay right', async () => {
+    const [ref] = await findSessions('examples/botharness/sessions/--home-user-botlab--/bh-drift/session.jsonl.zstd');
+    const [s] = await openRef(ref);
+    const q = (i: number) => s.requests.find((r) => r.index === i)!;
+    const evil = { ...q(3), model: 'v4\n+++ spoofed\r\x1b[31m' };
+    const plain = compareRequests(q(2), q(3), 'drift');
+    const c = compareRequests(q(2), evil, 'evil\n+++ spoofed');
+    assert.deepEqual([c.request.blockLines, c.request.changeAt], [plain.request.blockLines, plain.request.changeAt]);
+    assert.deepEqual(c.request.text.split(/\r\n|\r|\n/).slice(0, 2), ['evil⏎+++ spoofed', 'deepseek-official/v4⏎+++ spoofed··[31m · openai-completions · reconstructed · 8 blocks, 1,048 bytes']);
+    assert.equal(comparisonLine('evil\n+++ x', 2, 3, c.difference).split('\n').length, 1);
   });
 
   it('splits after \\n escapes only (not after an escaped backslash before n), and locates a byte in the split text', () => {
     const bytes = utf8.encode('"a\\nb\\\\nc\\n"');
     assert.deepEqual(splitEscapedLines(bytes, 10), { text: '"a\\n\nb\\\\nc\\n\n"', at: { line: 1, character: 6 } });
-    // A byte inside a multi-byte character (é = 2 bytes) counts as that character's position.
-    assert.deepEqual(splitEscapedLines(utf8.encode('é\\nx'), 1).at, { line: 0, character: 1 });
+    // A byte inside a multi-byte character is that character's position (é = 2 bytes, 😀 = 4 bytes and 2 UTF-16 units).
+    assert.deepEqual(splitEscapedLines(utf8.encode('xéy'), 2).at, { line: 0, character: 1 });
+    assert.deepEqual(splitEscapedLines(utf8.encode('x😀y'), 3).at, { line: 0, character: 1 });
+    assert.deepEqual(splitEscapedLines(utf8.encode('x😀y'), 5).at, { line: 0, character: 3 });
+    // A raw CR (wire bodies may hold one between tokens) is a line break, as VS Code counts lines.
+    assert.deepEqual(splitEscapedLines(utf8.encode('{\r"a":1}'), 3).at, { line: 1, character: 1 });
   });
 });
