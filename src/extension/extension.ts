@@ -65,7 +65,8 @@ export interface PrefixLensApi {
 type TimelineTarget = SessionRef | { path: string; requestIndex?: number } | undefined;
 
 /**
- * `compareRequests`' argument: the session (`ref`, or a file `path`; neither = a pick), the request
+ * `compareRequests`' argument: the session (`ref`, or a file `path`; neither = the active
+ * Timeline's, at its selected request, else a pick), the request
  * (absent = a pick of the session's compared requests) and the one to compare it with (absent =
  * the request it was matched with, else the one before it).
  */
@@ -265,7 +266,13 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       return file;
     },
     'prefixLens.compareRequests': async (target: CompareTarget = {}) => {
-      const t = target.ref ? { ref: target.ref, requestIndex: target.requestIndex } : await resolveTarget(target.path ? { path: target.path, requestIndex: target.requestIndex } : undefined, 'Compare Request with Matched');
+      // No session named: the active Timeline's, at its selected request; else a pick.
+      const shown = !target.ref && !target.path && panels ? (await timelines()).active() : undefined;
+      const t = target.ref
+        ? { ref: target.ref, requestIndex: target.requestIndex }
+        : shown
+          ? { ref: shown.ref, requestIndex: target.requestIndex ?? shown.selectedRequest }
+          : await resolveTarget(target.path ? { path: target.path, requestIndex: target.requestIndex } : undefined, 'Compare Request with Matched');
       if (!t) return undefined;
       const report = (await timelines()).get(t.ref.key)?.current ?? diagnostics.reportFor(vscode.Uri.file(t.ref.path)) ?? (await analyze(t.ref));
       if (!report) return undefined;

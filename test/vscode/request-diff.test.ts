@@ -56,6 +56,11 @@ describe('Compare Request with Matched (diff editor)', () => {
     // The same line `prefix-lens diff` prints for this request.
     assert.equal(c.title, 'pi lab session: #4 ↔ #13 · verdict break (history-rewritten) · first difference in block 4 (messages · messages[3].content[0].text), byte 49 of the block, prefix byte 188');
     assert.equal((await activeDiff()).label, c.title);
+    // Without a session named, the active Timeline's session is taken.
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await until('the Timeline active again', () => panel.panel.active || undefined);
+    const again = (await vscode.commands.executeCommand('prefixLens.compareRequests', { requestIndex: 9 })) as { title: string };
+    assert.equal(again.title, 'pi lab session: #8 ↔ #9 · verdict break (history-rewritten) · first difference in block 2 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 56');
   });
 
   it('a document VS Code asks for again (a diff tab restored after a reload) is rendered again; requests whose prefix changed since the report are refused', async () => {
