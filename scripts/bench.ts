@@ -19,9 +19,10 @@
  *
  * Usage: npm run bench [-- --rounds 3 --corpus-mib 72 --big-mib 100 --keep]
  *        npm run bench -- --only grown   (only the grown-session CLI runs of 4, on a new 100 MiB session: a few minutes)
+ *        npm run bench -- --only append  (only the append → verdict series of 4: --watch and LiveAnalysis.update)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -154,6 +155,33 @@ async function grownRuns(big: string, env: Record<string, string>, cache: string
   return { continued: med(cont), full: med(full), same: a.equals(b) };
 }
 
+/**
+ * `--only append`: the 100 MiB session, then `--rounds` appends of one request each through
+ * `analyze --watch --json` (file event → its NDJSON line) and through LiveAnalysis.update.
+ */
+async function onlyAppend(): Promise<void> {
+  await new Promise<void>((ok, fail) => execFile(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT }, (e) => (e ? fail(e) : ok())));
+  const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-'));
+  const big = join(dir, 'big-session.jsonl');
+  const bigW = await writeSession(big, { bytes: Number(values['big-mib']) * MiB, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
+  console.log(`big session: ${(bigW.bytes / MiB).toFixed(1)} MiB, ${bigW.requests} requests; rounds: ${ROUNDS}\n`);
+  const watchMs = await watchAppend(big, ROUNDS);
+  console.log(`  analyze --watch (file event → NDJSON line): ${watchMs.map(f0).join(', ')} ms; median ${f0(median(watchMs))} ms`);
+  const [ref] = await findSessions(big);
+  const live = await LiveAnalysis.open(ref);
+  const libMs: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    appendFileSync(big, oneMoreRequest(big, 2000 + i));
+    const t = performance.now();
+    const u = await live.update();
+    libMs.push(performance.now() - t);
+    if (u.added.length !== 1) throw new Error(`expected one new request, got ${u.added.length}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  console.log(`  LiveAnalysis.update (in process):           ${libMs.map(f0).join(', ')} ms; median ${f0(median(libMs))} ms`);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 /** `--only grown`: the 100 MiB session, a cold run that saves the state, then grownRuns. */
 async function onlyGrown(): Promise<void> {
   await new Promise<void>((ok, fail) => execFile(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT }, (e) => (e ? fail(e) : ok())));
@@ -165,6 +193,8 @@ async function onlyGrown(): Promise<void> {
   const env = { XDG_CACHE_HOME: cache };
   const cold = await proc([CLI, 'analyze', '--json', big], env);
   console.log(row('cold analyze --json (saves the state)', cold));
+  const v2 = join(cache, 'prefix-lens', 'v2');
+  for (const f of readdirSync(v2).filter((x) => x.endsWith('.tail'))) console.log(`  state saved: ${(statSync(join(v2, f)).size / 1e6).toFixed(2)} MB`);
   const g = await grownRuns(big, env, cache);
   console.log(row('grown file, new CLI run: continued', g.continued));
   console.log(row('grown file, new CLI run: state removed', g.full));
@@ -260,4 +290,4 @@ async function main(): Promise<void> {
   else rmSync(dir, { recursive: true, force: true });
 }
 
-void (values.only === 'grown' ? onlyGrown() : main());
+void (values.only === 'grown' ? onlyGrown() : values.only === 'append' ? onlyAppend() : main());
