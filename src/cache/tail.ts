@@ -330,18 +330,8 @@ function carriersOf(report: SessionReport, lineOf: (index: number) => number | u
 function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibration, report: ReportSums, writer: ChainWriter, carriers: Array<[number, number]>): TailBody | null {
   if (!pi) return null;
   const state = judge.exportState((n) => writer.ref(n));
-  const check: Array<[number, string]> = [];
-  const seen = new Set<number>();
-  for (const l of state.lineages) {
-    for (const e of l.recent) {
-      const tail = judge.requests[e.req.index - 1]?.request.tail;
-      if (!tail) throw new Error(`request #${e.req.index} has no chain`);
-      if (!seen.has(e.tail)) {
-        seen.add(e.tail);
-        check.push([e.tail, tail.hashHex]);
-      }
-    }
-  }
+  // Every chain tail the states point at (the judge's live entries, the encoder's states and their last messages).
+  const check = writer.tails;
   return { format: TAIL_FORMAT, version: TAIL_VERSION, pi, judge: state, calibration: calibration.exportState(), report, nodes: writer.nodes, check, carriers };
 }
 

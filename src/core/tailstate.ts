@@ -9,7 +9,8 @@
  * only bytes, such as an opaque head, the bytes in base64). Rebuilding a node hashes its block
  * again from the previous node's digest (chain.ts: H_k = sha256(H_{k-1} ‖ len ‖ bytes)), so no
  * hash state is stored; the digest of every saved tail is stored too and compared after the
- * rebuild (a state whose blocks do not give the same hashes is refused).
+ * rebuild (ChainWriter.tails: every node a state points at, the judge's and the encoder's; a
+ * state whose blocks do not give the same hashes is refused).
  */
 import { BlockNode } from './chain.js';
 import type { Block, CacheBreakpoint } from './model.js';
@@ -74,10 +75,26 @@ export class ChainWriter {
   private readonly index = new Map<BlockNode, number>();
   /** Nodes of equal hash and block fields share one entry (e.g. the head of every chain). */
   private readonly byContent = new Map<string, number>();
+  /** Index → hex prefix hash of every node passed to `ref` (the states' chain tails). */
+  private readonly refs = new Map<number, string>();
 
-  /** Index of `n` in the table (ancestors first), -1 for null. */
+  /**
+   * [index, hex prefix hash] of every node `ref` was called with, in index order: what a loaded
+   * table must hash as (a state whose rebuilt chains give other hashes is refused).
+   */
+  get tails(): Array<[number, string]> {
+    return [...this.refs].sort((a, b) => a[0] - b[0]);
+  }
+
+  /** Index of `n` in the table (ancestors first), -1 for null; `n`'s hash is recorded in `tails`. */
   ref(n: BlockNode | null): number {
     if (!n) return -1;
+    const i = this.add(n);
+    if (!this.refs.has(i)) this.refs.set(i, n.hashHex);
+    return i;
+  }
+
+  private add(n: BlockNode): number {
     const known = this.index.get(n);
     if (known !== undefined) return known;
     // Iterative: a chain can be thousands of nodes deep.

@@ -267,6 +267,13 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     appendFileSync(file, text.subarray(at, ends[ends.length - 5]));
     assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(changed) }, 4), null, 'chain does not hash as saved');
     assert.equal(lastMiss, 'a saved chain does not hash as saved', 'chain does not hash as saved');
+    // A block only the encoder's state points at (the last entry's message, after every request's chain): checked too.
+    const encoderOnly = structuredClone(obj);
+    const enc = encoderOnly.nodes[encoderOnly.pi.encoder[0].node];
+    assert.ok(enc.b.text !== undefined && !obj.judge.lineages.some((l) => l.recent.some((e) => e.tail === encoderOnly.pi.encoder[0].node)), 'a node of the encoder alone');
+    enc.b.text = `${enc.b.text!} `;
+    assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(encoderOnly) }, 4), null, 'encoder chain does not hash as saved');
+    assert.equal(lastMiss, 'a saved chain does not hash as saved', 'encoder chain does not hash as saved');
     // Another build (the analysis code's identity differs).
     const other = structuredClone(obj);
     other.identity = { ...other.identity, code: 'another-build' };
