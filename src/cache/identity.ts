@@ -88,18 +88,24 @@ export interface Identity {
 }
 
 /**
- * SHA-256 (hex) of the first and last CHECK_BYTES of a file, and the session start its head shows
- * (capturestamp.ts headStartMs, for the capture stamp), or null when it cannot be read.
+ * SHA-256 (hex) of the first and last CHECK_BYTES of a file's first `size` bytes, and the session
+ * start its head shows (capturestamp.ts headStartMs, for the capture stamp), or null when it
+ * cannot be read. With `knownHead` (the hash of the file's first CHECK_BYTES, already computed,
+ * valid when `size` ≥ CHECK_BYTES) the head is not read again and `startMs` is null.
  */
-async function contentCheck(path: string, size: number): Promise<{ head: string; tail: string; startMs: number | null } | null> {
+export async function contentCheck(path: string, size: number, knownHead?: string): Promise<{ head: string; tail: string; startMs: number | null } | null> {
   try {
     const fh = await open(path, 'r');
     try {
       const n = Math.min(size, CHECK_BYTES);
       const buf = Buffer.alloc(n);
-      await fh.read(buf, 0, n, 0);
-      const head = createHash('sha256').update(buf).digest('hex');
-      const startMs = headStartMs(buf);
+      let head = knownHead;
+      let startMs: number | null = null;
+      if (head === undefined || size < CHECK_BYTES) {
+        await fh.read(buf, 0, n, 0);
+        head = createHash('sha256').update(buf).digest('hex');
+        startMs = headStartMs(buf);
+      }
       await fh.read(buf, 0, n, Math.max(0, size - n));
       return { head, tail: createHash('sha256').update(buf).digest('hex'), startMs };
     } finally {

@@ -34,24 +34,23 @@
  * The result cache continues the same way (continueReport): the earlier requests' report entries
  * come from the result entry saved with the state (results.ts analyzeRefCached).
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
   Calibration,
+  judgeSession,
   SessionJudge,
   sumTotals,
   totalsOf,
   type CalibrationState,
   type JudgeState,
   type RequestAnalysis,
-  type SessionAnalysis,
   type TotalSums,
 } from '../core/analyze.js';
 import type { BlockNode } from '../core/chain.js';
-import type { LlmRequest, Session } from '../core/model.js';
+import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { ChainWriter, nodeAt, readChains, type StoredNode } from '../core/tailstate.js';
 import { compactChains } from '../core/wire.js';
@@ -59,23 +58,21 @@ import { checkSessionNumbers, MAX_DIAGNOSTICS } from '../hosts/numbers.js';
 import { NeedsFullRead, PiLiveSession, type PiTailState } from '../hosts/pi/live.js';
 import { HeaderSchema } from '../hosts/pi/schema.js';
 import type { SessionRef } from '../hosts/registry.js';
-import { requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
+import { modelsSoFar, requestReport, sessionHeader, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
 import { jsonText } from '../sanitize.js';
-import { attachPhux } from '../report/phux.js';
-import { entryFile, FORMAT, type Identity } from './identity.js';
+import { attachPhux, type CarrierCandidate } from '../report/phux.js';
+import { contentCheck, entryFile, FORMAT, type Identity } from './identity.js';
 import { cachedOutput, copyBlock, type CachedOutput } from './output.js';
 import { releaseBetweenSessions } from '../cli/memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */
 export const TAIL_VERSION = 2;
-/** Bytes hashed at each end for the content check (identity.ts CHECK_BYTES). */
-const CHECK_BYTES = 64 * 1024;
 
 /** The report's running sums: what the session header needs of the requests judged so far. */
 export interface ReportSums {
   sums: TotalSums;
-  /** Distinct [provider, model] pairs in order of first use, and the `models` list they gave (report/json.ts modelsOf). */
+  /** What `models` and `evidence` are made of so far (report/json.ts ModelsSoFar; its request count is `sums.requests`). */
   pairs: Array<[string, string]>;
   models: string[];
   evidence: SessionReport['evidence'];
@@ -280,28 +277,8 @@ export type TailBody = Omit<TailState, 'identity'>;
 
 /** Session report's sums of judged requests (from the sums of earlier ones). */
 function reportSums(rs: readonly RequestAnalysis[], from?: ReportSums): ReportSums {
-  const out: ReportSums = from
-    ? { sums: sumTotals(rs, from.sums), pairs: from.pairs.map(([p, m]) => [p, m]), models: [...from.models], evidence: from.evidence }
-    : { sums: sumTotals(rs), pairs: [], models: [], evidence: null };
-  // As report/json.ts modelsOf and sessionEvidence, continued.
-  const seen = new Set(out.pairs.map(([p, m]) => `${p}\u0000${m}`));
-  const names = new Set(out.models);
-  let first = from ? from.sums.requests === 0 : true;
-  for (const { request: q } of rs) {
-    if (first) out.evidence = q.evidence;
-    else if (out.evidence !== q.evidence) out.evidence = 'mixed';
-    first = false;
-    const k = `${q.provider}\u0000${q.model}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.pairs.push([q.provider, q.model]);
-    const name = `${q.provider}/${q.model}`;
-    if (!names.has(name)) {
-      names.add(name);
-      out.models.push(name);
-    }
-  }
-  return out;
+  const m = modelsSoFar(rs, from && { pairs: from.pairs, models: from.models, evidence: from.evidence, requests: from.sums.requests });
+  return { sums: sumTotals(rs, from?.sums), pairs: m.pairs, models: m.models, evidence: m.evidence };
 }
 
 /** True when nothing in a report is computed over the whole session beyond what the state keeps (the phux stream: its events and carriers are kept). */
@@ -371,11 +348,7 @@ export async function analyzePiWithState(ref: SessionRef, opts: TailOptions = {}
   checkSessionNumbers(session);
   if (session.diagnostics.length !== readDiagnostics) pi = null;
   releaseBetweenSessions();
-  const calibration = new Calibration(opts.calibrationLimit);
-  for (const r of requests) calibration.add(r);
-  const judge = new SessionJudge(calibration.model(), rules);
-  for (const r of requests) judge.push(r);
-  const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totalsOf(sumTotals(judge.requests)) };
+  const { analysis: a, calibration, judge } = judgeSession(session, rules, { calibrationLimit: opts.calibrationLimit });
   // As openRef's reader + analyzeRefUncached: the phux context stream attached.
   const report = attachPhux(sessionReport(a, rules), session);
   if (!continuable(report)) pi = null;
@@ -387,38 +360,21 @@ export async function analyzePiWithState(ref: SessionRef, opts: TailOptions = {}
 // Continuing
 // ---------------------------------------------------------------------------------------------
 
-/** SHA-256 (hex) of bytes [start, end) of an open file. */
-async function hashRange(fh: Awaited<ReturnType<typeof open>>, start: number, end: number): Promise<string> {
-  const buf = Buffer.alloc(Math.max(0, end - start));
-  let got = 0;
-  while (got < buf.length) {
-    const { bytesRead } = await fh.read(buf, got, buf.length - got, start + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return createHash('sha256').update(buf.subarray(0, got)).digest('hex');
-}
-
 /**
  * True when the file at `path` starts with the bytes the state's identity describes: at least
- * `size` bytes, whose first and last min(size, 64 KiB) hash as the identity's head and tail.
+ * `size` bytes, whose first and last min(size, 64 KiB) hash as the identity's head and tail
+ * (identity.ts contentCheck over the first `size` bytes). `now` (the file's identity now) gives
+ * the head's hash when the old size covers the whole first 64 KiB (then not read again).
  */
-export async function grownFrom(path: string, id: Identity): Promise<boolean> {
+export async function grownFrom(path: string, id: Identity, now?: Identity): Promise<boolean> {
   if (id.size === null || id.head === null || id.tail === null) return false;
   try {
-    const fh = await open(path, 'r');
-    try {
-      const { size } = await fh.stat();
-      if (size < id.size) return false;
-      const n = Math.min(id.size, CHECK_BYTES);
-      if ((await hashRange(fh, 0, n)) !== id.head) return false;
-      return (await hashRange(fh, id.size - n, id.size)) === id.tail;
-    } finally {
-      await fh.close();
-    }
+    if (statSync(path).size < id.size) return false;
   } catch {
     return false;
   }
+  const check = await contentCheck(path, id.size, now?.head ?? undefined);
+  return check !== null && check.head === id.head && check.tail === id.tail;
 }
 
 /** Sessions this thread continued from a saved state (tests of the CLI, which runs in process there). */
@@ -448,23 +404,64 @@ export interface Continued {
 }
 
 /**
- * The requests' part of a saved `--json` block: the bytes between its `"requests": [` line and
- * the closing `]` line (each request object indented by 8, the last without its comma), or an
- * empty buffer for a session without requests. @throws Error when the block is not laid out so
+ * The requests' part of a saved `--json` block (as chunks: the block is not copied into one
+ * buffer): the bytes between its `"requests": [` line and the closing `]` line (each request
+ * object indented by 8, the last without its comma), or nothing for a session without requests.
+ * @throws Error when the block is not laid out so
  */
-function requestSection(block: Buffer, requests: number): Buffer {
+function requestSection(block: Buffer[], requests: number): Buffer[] {
   const open = Buffer.from('\n      "requests": [\n');
   if (requests === 0) {
-    if (!/\n {6}"requests": \[\],?\n/.test(block.toString('latin1', 0, Math.min(block.length, 1 << 20)))) throw new Error('saved block has requests');
-    return Buffer.alloc(0);
+    const head = block[0] ?? Buffer.alloc(0);
+    if (!/\n {6}"requests": \[\],?\n/.test(head.toString('latin1', 0, Math.min(head.length, 1 << 20)))) throw new Error('saved block has requests');
+    return [];
   }
-  const at = block.indexOf(open);
+  const at = indexIn(block, open, false);
   // The requests' closing line is the last line of the block indented by 6 that starts with `]`:
   // what follows (the phux stream) is a key at 6 with its content deeper and `}` to close it.
-  const end = block.lastIndexOf('\n      ]');
-  const after = block[end + 8];
+  const end = indexIn(block, Buffer.from('\n      ]'), true);
+  const after = sliceOf(block, end + 8, end + 9)[0]?.[0];
   if (at < 0 || end < at + open.length || (after !== 0x0a && after !== 0x2c)) throw new Error('saved block is not laid out as expected');
-  return block.subarray(at + open.length, end);
+  return sliceOf(block, at + open.length, end);
+}
+
+/**
+ * First (or, `last`, the last) offset of `needle` in the bytes of `chunks` one after another, -1
+ * when absent. Copies only each chunk's edge beside its neighbour (a match may span two chunks).
+ */
+function indexIn(chunks: Buffer[], needle: Buffer, last: boolean): number {
+  const edge = needle.length - 1;
+  const starts: number[] = [];
+  let total = 0;
+  for (const c of chunks) {
+    starts.push(total);
+    total += c.length;
+  }
+  for (let k = last ? chunks.length - 1 : 0; k >= 0 && k < chunks.length; k += last ? -1 : 1) {
+    const c = chunks[k];
+    const i = last ? c.lastIndexOf(needle) : c.indexOf(needle);
+    // A match ending in the next chunk: searched in this chunk's tail joined with that chunk's head.
+    const next = chunks[k + 1];
+    const span = next && edge > 0 ? Buffer.concat([c.subarray(Math.max(0, c.length - edge)), next.subarray(0, edge)]) : null;
+    const j = span ? span.indexOf(needle) : -1;
+    const spanAt = j >= 0 ? starts[k] + Math.max(0, c.length - edge) + j : -1;
+    const inChunk = i >= 0 ? starts[k] + i : -1;
+    if (last ? spanAt >= 0 || inChunk >= 0 : inChunk >= 0 || spanAt >= 0) return last ? Math.max(spanAt, inChunk) : inChunk >= 0 ? inChunk : spanAt;
+  }
+  return -1;
+}
+
+/** Bytes [start, end) of `chunks` one after another, as subarrays of them (no copy). */
+function sliceOf(chunks: Buffer[], start: number, end: number): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const c of chunks) {
+    const a = Math.max(start, at);
+    const b = Math.min(end, at + c.length);
+    if (a < b) out.push(c.subarray(a - at, b - at));
+    at += c.length;
+  }
+  return out;
 }
 
 /** Block `index` of an output entry, as the chunks copyBlock reads (each a buffer of its own). */
@@ -561,7 +558,7 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
   if (!fixed.every((f) => old[f] === now[f]) || old.captures !== null || now.captures !== null || ref.host !== 'pi') return miss('another build, rules, ref or captured bodies');
   if (old.size !== state.pi.offset || now.size === null || now.size < old.size) return miss('shorter than the saved offset');
   if ((opts.calibrationLimit ?? state.calibration.limit) !== state.calibration.limit) return miss('another calibration limit');
-  if (!(await grownFrom(ref.path, old))) return miss('not grown from the saved bytes (rewritten, truncated, replaced)');
+  if (!(await grownFrom(ref.path, old, now))) return miss('not grown from the saved bytes (rewritten, truncated, replaced)');
   let nodes: BlockNode[];
   try {
     nodes = readChains(state.nodes);
@@ -586,7 +583,8 @@ const NEEDS_TREE = Symbol('needs the entry tree');
 async function continueWith(ref: SessionRef, state: TailState, now: Identity, opts: TailOptions, nodeOf: (i: number) => BlockNode | null, tree: boolean): Promise<Core | null | typeof NEEDS_TREE> {
   const rules = opts.rules ?? defaultRules;
   try {
-    const live = tree ? await PiLiveSession.restoreTree(ref.path, state.pi, nodeOf) : PiLiveSession.restore(ref.path, state.pi, nodeOf);
+    // grownFrom checked the first and last 64 KiB up to the saved offset: the reader's own head and seam check.
+    const live = tree ? await PiLiveSession.restoreTree(ref.path, state.pi, nodeOf, { checked: true }) : PiLiveSession.restore(ref.path, state.pi, nodeOf, { checked: true });
     const change = await live.update();
     if (change === 'reset' || live.pendingLine || live.consumed !== now.size) return miss('the reader could not continue (rewritten, or a last line without its newline)');
     const session = live.session();
@@ -606,19 +604,14 @@ async function continueWith(ref: SessionRef, state: TailState, now: Identity, op
     const fresh = judge.requests.slice(count).map((r) => requestReport({ requests: judge.requests }, r));
     if (fresh.some((r) => r.hostMiss !== undefined || r.systemShape !== undefined)) return miss('host verdicts or system shapes');
     const sums = reportSums(judge.requests.slice(count), state.report);
-    // The header as sessionReport builds it (same keys, same order), its sums from the state.
-    const head = sessionReport({ session: { ...session, requests: [] }, requests: [], tokenModel: judge.tokenModel, totals: totalsOf(sums.sums) }, rules);
-    head.models = sums.models;
-    head.evidence = sums.evidence;
+    // The header as sessionReport builds it (report/json.ts), its sums from the state's and the appended requests'.
+    const head = sessionHeader({ session, tokenModel: judge.tokenModel, totals: totalsOf(sums.sums) }, { ...sums, requests: sums.sums.requests });
     // The phux context stream over every event (kept in the state), each message's carrier among
     // the earlier carriers and the appended requests (report/phux.ts carrier: the first agent
     // request after its line; no other earlier request can be one, see carriersOf).
     const lineOf = new Map(state.carriers);
-    const carrierRequests = [
-      ...state.carriers.map(([index, line]) => ({ index, kind: 'agent', source: { file: session.path, line }, timeMs: null }) as unknown as LlmRequest),
-      ...appended,
-    ];
-    attachPhux(head, { ...session, requests: carrierRequests });
+    const earlier = state.carriers.map(([index, line]): CarrierCandidate => ({ index, kind: 'agent', source: { file: session.path, line }, timeMs: null }));
+    attachPhux(head, session, [...earlier, ...appended]);
     if (!continuable(head)) return miss('session-wide report parts');
     const carriers = carriersOf(head, (i) => (i <= count ? lineOf.get(i) : appended[i - count - 1]?.source.line));
     if (!carriers) return miss('a context message carrier without its line');
@@ -647,10 +640,10 @@ async function continueWith(ref: SessionRef, state: TailState, now: Identity, op
  * @param linesOf pipeline.ts sessionJsonLines
  * @returns null when the state does not apply or the session cannot be continued (a full read then)
  */
-export async function continuePi(ref: SessionRef, state: TailState, saved: Buffer, now: Identity, linesOf: LinesOf, opts: TailOptions = {}): Promise<Continued | null> {
+export async function continuePi(ref: SessionRef, state: TailState, saved: Buffer[], now: Identity, linesOf: LinesOf, opts: TailOptions = {}): Promise<Continued | null> {
   const c = await continueCore(ref, state, now, opts);
   if (!c) return null;
-  let section: Buffer;
+  let section: Buffer[];
   try {
     section = requestSection(saved, c.count);
   } catch (e) {
@@ -679,7 +672,7 @@ export async function continueReport(ref: SessionRef, state: TailState, saved: S
  * requests' lines, the rest (each line through jsonText, as the CLI writes them); the closing
  * `    }` line is not part of a block (output.ts).
  */
-function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buffer, linesOf: LinesOf): Uint8Array[] {
+function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buffer[], linesOf: LinesOf): Uint8Array[] {
   const enc = new TextEncoder();
   const chunks: Uint8Array[] = [];
   let text: string[] = [];
@@ -687,7 +680,8 @@ function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buff
     if (text.length) chunks.push(enc.encode(`${text.join('\n')}\n`));
     text = [];
   };
-  const total = savedRequests.length > 0 || fresh.length > 0;
+  const saved = savedRequests.reduce((n, c) => n + c.length, 0);
+  const total = saved > 0 || fresh.length > 0;
   const lines = [...linesOf(head, '    ')];
   if (lines.pop() !== '    }') throw new Error('session JSON does not end with its closing line');
   for (const line of lines) {
@@ -698,11 +692,27 @@ function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buff
     }
     text.push('      "requests": [');
     flush();
-    if (savedRequests.length) {
-      // Whole lines, without copying the large part: all but the last line as it is, then that line with its comma (or not).
-      const cut = savedRequests.lastIndexOf(10) + 1;
-      if (cut > 0) chunks.push(savedRequests.subarray(0, cut));
-      chunks.push(Buffer.concat([savedRequests.subarray(cut), Buffer.from(fresh.length ? ',\n' : '\n')]));
+    if (saved) {
+      // Chunks of whole lines (a text sink decodes each alone), without copying the large part:
+      // each read chunk up to its last newline as it is; only the line across two chunks is
+      // joined; the last line (it has no newline) gets its comma or not.
+      let carry: Buffer[] = [];
+      for (let c of savedRequests) {
+        if (carry.length) {
+          const nl = c.indexOf(10);
+          if (nl < 0) {
+            carry.push(c);
+            continue;
+          }
+          chunks.push(Buffer.concat([...carry, c.subarray(0, nl + 1)]));
+          c = c.subarray(nl + 1);
+          carry = [];
+        }
+        const last = c.lastIndexOf(10);
+        if (last >= 0) chunks.push(c.subarray(0, last + 1));
+        if (last + 1 < c.length) carry.push(c.subarray(last + 1));
+      }
+      chunks.push(Buffer.concat([...carry, Buffer.from(fresh.length ? ',\n' : '\n')]));
     }
     if (fresh.length) {
       const inner = [...linesOf({ requests: fresh } as unknown as SessionReport, '    ')];
@@ -715,12 +725,12 @@ function splice(head: SessionReport, fresh: RequestReport[], savedRequests: Buff
   return chunks;
 }
 
-/** The saved output entry's bytes of a ref's (single) session, when valid for the state's identity. */
-export async function savedBlock(ref: Pick<SessionRef, 'key'>, cacheDir: string, state: TailState): Promise<Buffer | null> {
+/** The saved output entry's bytes of a ref's (single) session (as read, in chunks), when valid for the state's identity. */
+export async function savedBlock(ref: Pick<SessionRef, 'key'>, cacheDir: string, state: TailState): Promise<Buffer[] | null> {
   const out = await cachedOutput(ref, { cacheDir, id: state.identity });
   if (!out || out.blocks.length !== 1 || out.blocks[0].requests !== state.judge.count || out.blocks[0].unreadable) return null;
   try {
-    return Buffer.concat(await readBlock(out, 0));
+    return await readBlock(out, 0);
   } catch {
     return null;
   }

@@ -139,12 +139,26 @@ function sweep(lin: Lineage): void {
  * @param rules provider rules (defaults to the bundled provider-rules.json)
  */
 export function analyzeSession(session: Session, rules: ProviderRules = defaultRules, opts: AnalyzeOptions = {}): SessionAnalysis {
+  return judgeSession(session, rules, opts).analysis;
+}
+
+/** analyzeSession's result with the token-model fit and the judge that made it (the live and persisted tails continue them). */
+export interface JudgedSession {
+  analysis: SessionAnalysis;
+  calibration: Calibration;
+  judge: SessionJudge;
+}
+
+/**
+ * analyzeSession, keeping the fit and the judge: the token model is fitted on the session's
+ * requests (Calibration), then every request is judged in send order (SessionJudge).
+ */
+export function judgeSession(session: Session, rules: ProviderRules = defaultRules, opts: AnalyzeOptions = {}): JudgedSession {
   const calibration = new Calibration(opts.calibrationLimit);
   for (const req of session.requests) calibration.add(req);
-  const tokenModel = calibration.model();
-  const judge = new SessionJudge(tokenModel, rules);
+  const judge = new SessionJudge(calibration.model(), rules);
   for (const req of session.requests) judge.push(req);
-  return { session, requests: judge.requests, tokenModel, totals: totals(judge.requests) };
+  return { analysis: { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totals(judge.requests) }, calibration, judge };
 }
 
 /** Options of analyzeSession. */

@@ -17,7 +17,7 @@
  * after the transcript line it belongs to) is a change of the session too.
  */
 import { statSync } from 'node:fs';
-import { Calibration, SessionJudge, totals, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
+import { judgeSession, totals, type Calibration, type SessionJudge, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
 import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
@@ -202,12 +202,8 @@ export class LiveAnalysis {
       }
     }
     // As analyzeSession does, keeping the judge and the fit to continue.
-    const calibration = new Calibration(this.calibrationLimit);
-    for (const r of session.requests) calibration.add(r);
-    const judge = new SessionJudge(calibration.model(), this.rules);
-    for (const r of session.requests) judge.push(r);
+    const { analysis: a, calibration, judge } = judgeSession(session, this.rules, { calibrationLimit: this.calibrationLimit });
     this.state = this.pi && !joined ? { judge, calibration, plain: keepsRequestReports(session, judge.requests) } : null;
-    const a: SessionAnalysis = { session, requests: judge.requests, tokenModel: judge.tokenModel, totals: totals(judge.requests) };
     const report = attachPhux(sessionReport(a, this.rules), session);
     this.current = { session, requests: [...judge.requests], tokenModel: judge.tokenModel, report };
     this.requestReports = [...report.requests];

@@ -252,22 +252,9 @@ export function sessionReport(a: SessionAnalysis, rules: ProviderRules = default
 }
 
 function baseReport(a: SessionAnalysis, reuse?: readonly RequestReport[]): SessionReport {
-  const s = a.session;
-  const out: SessionReport = {
-    host: s.host,
-    id: s.id,
-    path: s.path,
-    title: s.title ?? null,
-    parentId: s.parentId ?? null,
-    diagnostics: s.diagnostics.map((d) => ({ file: d.file, line: d.line, message: d.message, severity: d.severity })),
-    ignored: s.ignored,
-    totals: a.totals,
-    tokenModel: a.tokenModel,
-    models: modelsOf(a),
-    evidence: sessionEvidence(a),
-    // Reused reports first (the live tail's earlier requests), then the others built.
-    requests: (reuse ?? []).slice(0, a.requests.length).concat(a.requests.slice(reuse?.length ?? 0).map((r) => requestReport(a, r))),
-  };
+  const out = sessionHeader(a, modelsSoFar(a.requests));
+  // Reused reports first (the live tail's earlier requests), then the others built.
+  out.requests = (reuse ?? []).slice(0, a.requests.length).concat(a.requests.slice(reuse?.length ?? 0).map((r) => requestReport(a, r)));
   const host = hostMissSummary(out.requests);
   if (host) out.hostMiss = host;
   return out;
@@ -396,27 +383,69 @@ function addSystemShapes(a: SessionAnalysis, out: SessionReport, rules: Provider
   };
 }
 
-function sessionEvidence(a: SessionAnalysis): SessionReport['evidence'] {
-  const first = a.requests[0]?.request.evidence;
-  if (first === undefined) return null;
-  return a.requests.some((r) => r.request.evidence !== first) ? 'mixed' : first;
+/**
+ * A session report's fields before its requests (keys in the report's order, `requests` empty):
+ * the session's, the analysis's totals and token model, and `models`/`evidence` (modelsSoFar).
+ * The persisted tail builds a continued session's header with it from its running sums.
+ */
+export function sessionHeader(a: Pick<SessionAnalysis, 'session' | 'totals' | 'tokenModel'>, m: ModelsSoFar): SessionReport {
+  const s = a.session;
+  return {
+    host: s.host,
+    id: s.id,
+    path: s.path,
+    title: s.title ?? null,
+    parentId: s.parentId ?? null,
+    diagnostics: s.diagnostics.map((d) => ({ file: d.file, line: d.line, message: d.message, severity: d.severity })),
+    ignored: s.ignored,
+    totals: a.totals,
+    tokenModel: a.tokenModel,
+    models: [...m.models],
+    evidence: m.evidence,
+    requests: [],
+  };
 }
 
-/** Distinct `provider/model` of the requests in order of first use (a string built only for a new pair). */
-function modelsOf(a: SessionAnalysis): string[] {
+/**
+ * What a session's `models` and `evidence` are made of, over its first requests: the distinct
+ * [provider, model] pairs in order of first use, the `provider/model` names they give (two pairs
+ * can spell one name: "a/b" + "c", "a" + "b/c"; listed once), the evidence of all of them
+ * (`mixed` when they differ, null without requests) and how many requests were seen.
+ */
+export interface ModelsSoFar {
+  pairs: Array<[provider: string, model: string]>;
+  models: string[];
+  evidence: SessionReport['evidence'];
+  requests: number;
+}
+
+/**
+ * ModelsSoFar over `rs` in order, continuing `from` (the first requests' own, e.g. a persisted
+ * state's): continued over a session's requests in parts, it gives what it gives over all of them.
+ */
+export function modelsSoFar(rs: readonly Pick<RequestAnalysis, 'request'>[], from?: ModelsSoFar): ModelsSoFar {
+  const out: ModelsSoFar = from
+    ? { pairs: from.pairs.map(([p, m]) => [p, m]), models: [...from.models], evidence: from.evidence, requests: from.requests }
+    : { pairs: [], models: [], evidence: null, requests: 0 };
   const seen = new Map<string, Set<string>>();
-  const names = new Set<string>();
-  const out: string[] = [];
-  for (const { request: q } of a.requests) {
+  for (const [p, m] of out.pairs) {
+    let models = seen.get(p);
+    if (!models) seen.set(p, (models = new Set()));
+    models.add(m);
+  }
+  const names = new Set(out.models);
+  for (const { request: q } of rs) {
+    out.evidence = out.requests++ === 0 ? q.evidence : out.evidence === q.evidence ? out.evidence : 'mixed';
     let models = seen.get(q.provider);
     if (!models) seen.set(q.provider, (models = new Set()));
     if (models.has(q.model)) continue;
     models.add(q.model);
-    // Two pairs can spell one string ("a/b" + "c", "a" + "b/c"): listed once, as a Set of the strings would.
+    out.pairs.push([q.provider, q.model]);
+    // A string built only for a new pair.
     const name = `${q.provider}/${q.model}`;
     if (!names.has(name)) {
       names.add(name);
-      out.push(name);
+      out.models.push(name);
     }
   }
   return out;

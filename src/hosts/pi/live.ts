@@ -135,6 +135,16 @@ export interface PiTailState {
   events: TranscriptEvent[];
 }
 
+/** Options of PiLiveSession.restore and restoreTree. */
+export interface RestoreOptions {
+  /**
+   * The caller has just checked that the file starts with the bytes the state was saved from (its
+   * first 64 KiB and the 4 KiB before the offset among them, e.g. cache/tail.ts grownFrom): the
+   * first update does not hash them again.
+   */
+  checked?: boolean;
+}
+
 /** An incrementally read Pi session file. */
 export class PiLiveSession {
   private read!: PiRead;
@@ -164,6 +174,8 @@ export class PiLiveSession {
   kept = 0;
   /** Continued from a saved state (restore, restoreTree): the earlier requests are the caller's. */
   private restored = false;
+  /** The caller checked that the file starts with what was read (RestoreOptions): the next update skips `continues`. */
+  private checked = false;
 
   private constructor(readonly file: string) {}
 
@@ -283,8 +295,9 @@ export class PiLiveSession {
    * NeedsFullRead (so does `session()`).
    * @param nodeOf the chain node at an index of the caller's table
    */
-  static restore(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null): PiLiveSession {
+  static restore(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null, opts: RestoreOptions = {}): PiLiveSession {
     const s = new PiLiveSession(file);
+    s.checked = opts.checked === true;
     const t = state.tip;
     const tip: PiEntryRec = { line: t.line, order: t.order, id: t.id, parentId: t.parentId, type: t.type, entry: null, parent: UNKNOWN_ENTRY, thinkingLevel: t.thinkingLevel, compaction: null };
     if (t.timestamp !== undefined) tip.timestamp = t.timestamp;
@@ -316,8 +329,9 @@ export class PiLiveSession {
    * judged again. @throws Error when the file before `state.offset` is not what the state was
    * saved from (other lines, entries, ids or diagnostics)
    */
-  static async restoreTree(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null): Promise<PiLiveSession> {
+  static async restoreTree(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null, opts: RestoreOptions = {}): Promise<PiLiveSession> {
     const s = new PiLiveSession(file);
+    s.checked = opts.checked === true;
     const raws: RawLine[] = [];
     const r = await consume(file, 0, 1, raws, s.lineDiagnostics, state.offset);
     if (r.end !== state.offset || r.pending || r.line !== state.lastLine || r.lines !== state.lines) throw new Error('the file up to the saved offset has other lines');
@@ -377,7 +391,9 @@ export class PiLiveSession {
       return 'reset';
     }
     const incremental = this.read.header !== null && this.read.version === PI_SESSION_VERSION && this.read.entries.length > 0;
-    if (!incremental || !(await this.continues(size))) {
+    const checked = this.checked;
+    this.checked = false;
+    if (!incremental || !(checked || (await this.continues(size)))) {
       await this.reset();
       return 'reset';
     }

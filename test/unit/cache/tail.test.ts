@@ -79,7 +79,9 @@ async function laterRun(file: string, saved: Saved, limit?: number, objects = fa
   if (!state) return null;
   const now = await idOf(ref);
   const tree0 = tail.treeRuns;
-  const c = await continuePi(ref, state, saved.block, now, sessionJsonLines, { calibrationLimit: limit });
+  // The saved block in small chunks: the requests' section and its markers found across chunk edges.
+  const chunks = Array.from({ length: Math.ceil(saved.block.length / 997) }, (_, i) => saved.block.subarray(i * 997, (i + 1) * 997));
+  const c = await continuePi(ref, state, chunks, now, sessionJsonLines, { calibrationLimit: limit });
   const tree = tail.treeRuns !== tree0;
   if (!c) {
     misses.set(lastMiss, (misses.get(lastMiss) ?? 0) + 1);
