@@ -20,7 +20,7 @@ import { readLines } from '../hosts/lines.js';
 import { openRef, type SessionRef } from '../hosts/registry.js';
 import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
-import { releaseBetweenSessions } from '../cli/memory.js';
+import { releaseBetweenSessions } from '../memory.js';
 import { entryFile, identityWithRules, rulesHash, sameIdentity, type Identity } from './identity.js';
 import { analyzePiWithState, continueReport, dropTail, loadTail, saveTail, savedReport, type TailBody } from './tail.js';
 

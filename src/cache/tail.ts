@@ -63,7 +63,7 @@ import { jsonText } from '../sanitize.js';
 import { attachPhux, type CarrierCandidate } from '../report/phux.js';
 import { contentCheck, entryFile, FORMAT, type Identity } from './identity.js';
 import { cachedOutput, copyBlock, type CachedOutput } from './output.js';
-import { releaseBetweenSessions } from '../cli/memory.js';
+import { releaseBetweenSessions } from '../memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */

@@ -20,7 +20,7 @@ import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { diffCommand } from './diff.js';
 import { watchSessions } from './watch.js';
-import type { NextSession } from './memory.js';
+import type { NextSession } from '../memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
 import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';

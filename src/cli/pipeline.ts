@@ -12,7 +12,7 @@ import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { analyzeRefUncached } from '../cache/results.js';
-import { releaseBetweenSessions, type NextSession } from './memory.js';
+import { releaseBetweenSessions, type NextSession } from '../memory.js';
 import { ByteBudget, refBytes } from './budget.js';
 
 /** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */

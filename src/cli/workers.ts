@@ -14,7 +14,7 @@ import { releaseReaders } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
 import { jsonText } from '../sanitize.js';
 import { renderSession, type RenderedSession } from './pipeline.js';
-import { releaseBetweenSessions, type NextSession } from './memory.js';
+import { releaseBetweenSessions, type NextSession } from '../memory.js';
 
 /**
  * A job for a worker: one ref, analyzed through the cache folder when given; `json`: reply with

@@ -86,7 +86,7 @@ describe('code cache (the analysis bundle compiled once)', function () {
 
   it('data saved by a run that exposed gc after the load (memory.ts) is taken by the next process, and holds the functions the run compiled', async () => {
     const { execa } = await import('execa'); // ESM-only package
-    const memory = JSON.stringify(join(process.cwd(), 'src/cli/memory.ts'));
+    const memory = JSON.stringify(join(process.cwd(), 'src/memory.ts'));
     // As the CLI does: load, run (f compiled lazily), get gc from memory.ts (sets and unsets the
     // flag), collect, save at exit; prints what V8 data made right after the top level weighs.
     const probe = `const { loadCached } = require(${JSON.stringify(join(process.cwd(), 'src/cli/codecache.ts'))}); const r = loadCached(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); r.exports.f(10); const gc = require(${memory}).gcFunction(); gc(); r.save(); process.stdout.write(r.result + ':' + r.data.length + ':' + typeof gc);`;

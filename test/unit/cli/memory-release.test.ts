@@ -1,11 +1,11 @@
 /**
- * src/cli/memory.ts: between sessions, a heap that grew by more than 48 MiB of garbage since the
+ * src/memory.ts: between sessions, a heap that grew by more than 48 MiB of garbage since the
  * last collection there is collected (so the next session starts from the small live heap), and a
  * heap that did not grow is left alone.
  */
 import assert from 'node:assert/strict';
 import { getHeapStatistics } from 'node:v8';
-import { releaseBetweenSessions } from '../../../src/cli/memory.js';
+import { releaseBetweenSessions } from '../../../src/memory.js';
 
 const used = () => getHeapStatistics().used_heap_size;
 const MiB = 1024 * 1024;

@@ -1,5 +1,7 @@
 /**
- * Releasing a finished session's memory before the next one (issue 9, bounded memory).
+ * Releasing a finished session's memory before the next one (issue 9, bounded memory). Node
+ * builtins only, below every layer that reads sessions (the result cache and the persisted tail
+ * call it between a read and its analysis; the CLI's pipeline and workers between sessions).
  *
  * V8 sizes the next full collection from the live heap at the last one (it lets the old space
  * grow to a multiple of it), so after a large session a thread's heap keeps growing over the
@@ -23,7 +25,7 @@ const FLOOR = 4 * MiB;
  */
 const HEAP_PER_BYTE = 4;
 
-/** The session about to start and the largest one of the run: bytes of their files (budget.ts refBytes). */
+/** The session about to start and the largest one of the run: bytes of their files (cli/budget.ts refBytes). */
 export interface NextSession {
   bytes: number;
   largest: number;
@@ -45,7 +47,7 @@ export function gcFunction(): (() => void) | null {
       setFlagsFromString('--expose-gc');
       const f = runInNewContext('gc') as unknown;
       // Set back at once: the function stays, and the flags are again those the bundle's V8 code
-      // cache entry is made and checked under (codecache.ts: data made under other flags is rejected).
+      // cache entry is made and checked under (cli/codecache.ts: data made under other flags is rejected).
       setFlagsFromString('--no-expose-gc');
       gc = typeof f === 'function' ? (f as () => void) : null;
     } catch {
