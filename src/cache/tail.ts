@@ -144,7 +144,8 @@ const TailSchema = z.object({
     header: HeaderSchema,
     ids: z.array(z.string()),
     entries: int.min(1),
-    tip: z.object({ line: int, order: int, id: z.string(), parentId: z.string().nullable(), type: z.string(), timestamp: z.string().optional(), thinkingLevel: z.string() }),
+    tip: z.object({ line: int, order: int, id: z.string(), parentId: z.string().nullable(), type: z.string(), timestamp: z.string().optional(), thinkingLevel: z.string(), model: z.string().nullable() }),
+    process: z.object({ level: z.string(), model: z.string().nullable(), carried: z.boolean() }),
     encoder: z.array(
       z.object({
         ctx,

@@ -21,7 +21,7 @@ import type { TranscriptEvent } from '../../core/model.js';
 import type { BlockNode } from '../../core/chain.js';
 import { PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
 import type { PiHeader } from './schema.js';
-import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, type PiEntryRec, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
+import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, initialProcess, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
 
 /** Bytes at the start of the file whose hash must not change. */
 const HEAD_CHECK = 64 * 1024;
@@ -95,7 +95,7 @@ export class NeedsFullRead extends Error {
 
 /** Stands for every entry of a restored session except the last: any use of it needs a full read. */
 const UNKNOWN_ENTRY: PiEntryRec = Object.defineProperties({} as PiEntryRec, Object.fromEntries(
-  ['line', 'order', 'id', 'parentId', 'type', 'timestamp', 'entry', 'parent', 'thinkingLevel', 'compaction'].map((k) => [
+  ['line', 'order', 'id', 'parentId', 'type', 'timestamp', 'entry', 'parent', 'thinkingLevel', 'model', 'sentThinking', 'compaction'].map((k) => [
     k,
     {
       get(): never {
@@ -124,7 +124,9 @@ export interface PiTailState {
   /** Entries read (the last one's `order` + 1). */
   entries: number;
   /** The last entry: what its children need of it. */
-  tip: { line: number; order: number; id: string; parentId: string | null; type: string; timestamp?: string; thinkingLevel: string };
+  tip: { line: number; order: number; id: string; parentId: string | null; type: string; timestamp?: string; thinkingLevel: string; model: string | null };
+  /** Pi's in-memory thinking level and model after the last entry (read.ts PiProcessState). */
+  process: PiProcessState;
   /** Encoder states after the last entry, per encoding context. */
   encoder: StoredEncState[];
   builder: BuilderState;
@@ -232,7 +234,7 @@ export class PiLiveSession {
       this.pending = r.pending;
     } catch (e) {
       this.parts.head.push({ file: this.file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
-      this.read = { file: this.file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics: [], ignored };
+      this.read = { file: this.file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics: [], ignored, process: initialProcess() };
       return;
     }
     // A half-written line counts as a line for the empty-file check, as in a full read.
@@ -277,7 +279,8 @@ export class PiLiveSession {
       header: read.header,
       ids: [...read.byId.keys()],
       entries: read.entries.length,
-      tip: { line: tip.line, order: tip.order, id: tip.id, parentId: tip.parentId, type: tip.type, ...(tip.timestamp !== undefined ? { timestamp: tip.timestamp } : {}), thinkingLevel: tip.thinkingLevel },
+      tip: { line: tip.line, order: tip.order, id: tip.id, parentId: tip.parentId, type: tip.type, ...(tip.timestamp !== undefined ? { timestamp: tip.timestamp } : {}), thinkingLevel: tip.thinkingLevel, model: tip.model },
+      process: { ...read.process },
       encoder,
       builder: this.builder.exportState(),
       diagnostics: { lines: [...this.lineDiagnostics], head: [...this.parts.head], entries: [...this.parts.entries], links: [...this.parts.links] },
@@ -299,7 +302,7 @@ export class PiLiveSession {
     const s = new PiLiveSession(file);
     s.checked = opts.checked === true;
     const t = state.tip;
-    const tip: PiEntryRec = { line: t.line, order: t.order, id: t.id, parentId: t.parentId, type: t.type, entry: null, parent: UNKNOWN_ENTRY, thinkingLevel: t.thinkingLevel, compaction: null };
+    const tip: PiEntryRec = { line: t.line, order: t.order, id: t.id, parentId: t.parentId, type: t.type, entry: null, parent: UNKNOWN_ENTRY, thinkingLevel: t.thinkingLevel, model: t.model, sentThinking: null, compaction: null };
     if (t.timestamp !== undefined) tip.timestamp = t.timestamp;
     Object.defineProperty(tip, 'entry', {
       get(): never {
@@ -313,7 +316,7 @@ export class PiLiveSession {
     const byId = new Map<string, PiEntryRec>();
     for (const id of state.ids) byId.set(id, UNKNOWN_ENTRY);
     byId.set(t.id, tip);
-    s.read = { file, header: state.header, version: PI_SESSION_VERSION, entries, byId, diagnostics: [], ignored: { ...state.ignored } };
+    s.read = { file, header: state.header, version: PI_SESSION_VERSION, entries, byId, diagnostics: [], ignored: { ...state.ignored }, process: { ...state.process } };
     s.lineDiagnostics = [...state.diagnostics.lines];
     s.parts = { head: [...state.diagnostics.head], entries: [...state.diagnostics.entries], links: [...state.diagnostics.links] };
     s.continueFrom(state, tip, nodeOf);

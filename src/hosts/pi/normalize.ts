@@ -941,7 +941,7 @@ export class PiRequestBuilder {
         evidence: 'reconstructed',
         usage,
         tail: node,
-        params: { thinking: rec.thinkingLevel },
+        params: { thinking: rec.sentThinking ?? rec.thinkingLevel },
         notes,
       };
       if (m.responseId) req.responseId = m.responseId;

@@ -56,6 +56,16 @@ export interface PiEntryRec {
   parent: PiEntryRec | null;
   /** Thinking level on the path root→this entry: the last `thinking_level_change`, default `"off"`. */
   thinkingLevel: string;
+  /**
+   * Model on the path root→this entry (`provider\u0000model`): the last `model_change` or assistant
+   * message, as Pi's `buildSessionContext` restores it (reference/pi.md §1); null before any.
+   */
+  model: string | null;
+  /**
+   * An assistant entry's request: the thinking level Pi sent it with (Pi's in-memory level, which
+   * can differ from `thinkingLevel` after a tree navigation: see `PiProcessState`); else null.
+   */
+  sentThinking: string | null;
   /** The last `compaction` entry on the path root→this entry (this entry included), or null. */
   compaction: PiEntryRec | null;
 }
@@ -73,7 +83,37 @@ export interface PiRead {
   diagnostics: Diagnostic[];
   /** Entry types (and `message:<role>` for unknown message roles) kept as ignored, with counts. */
   ignored: Record<string, number>;
+  /** Pi's in-memory state after the last entry (file order). */
+  process: PiProcessState;
 }
+
+/**
+ * What the Pi process that wrote the entries held in memory after the last one, followed in file
+ * order: the thinking level and model it sends with.
+ *
+ * Pi 0.73.1 keeps both in `agent.state`: `setThinkingLevel`/`setModel` change them and append a
+ * `thinking_level_change`/`model_change` on the current leaf; a new process restores both from
+ * the path of the last entry in file order (sdk.ts `buildSessionContext`); but an in-process tree
+ * navigation (`navigateTree`, agent-session.ts l.2283: only `agent.state.messages` is replaced)
+ * keeps them, so the requests on the branch it moved to are sent with the level of the branch it
+ * left while the new path says otherwise (recorded: pi/main line 38 was sent with thinking high,
+ * budget 16384, where the path says off). The transcript does not mark process starts; the models
+ * tell them apart: a request after a navigation sent with the model Pi held (not the path's) was
+ * sent in the same process, so with the level it held (`carried`, until a thinking or model change
+ * entry, or a request sent with the path's model where Pi held another: a new process). A request
+ * whose model does not tell (the same on both branches) gets the path's level, as before.
+ */
+export interface PiProcessState {
+  /** The thinking level of the last request or `thinking_level_change` (`"off"` before any). */
+  level: string;
+  /** `provider\u0000model` of the last request or `model_change`, or null before any. */
+  model: string | null;
+  /** True while the level is carried over a navigation the models showed was in-process. */
+  carried: boolean;
+}
+
+/** The state before the first entry. */
+export const initialProcess = (): PiProcessState => ({ level: 'off', model: null, carried: false });
 
 /** An object line of a session file, before validation. */
 export interface RawLine {
@@ -103,7 +143,7 @@ export async function readPiFile(file: string): Promise<PiRead> {
     }
   } catch (e) {
     diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
-    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored };
+    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
   }
   return buildPiRead(file, raws, lines, diagnostics, ignored);
 }
@@ -172,7 +212,7 @@ export function buildPiRead(
       message: 'empty session file: no header, no entries (Pi writes nothing until the first assistant message)',
     });
     diagnostics.push(...parts.head);
-    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored };
+    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
   }
 
   // Header: the first parsed line (session-manager.ts loadEntriesFromFile: entries[0] must be the header).
@@ -206,7 +246,7 @@ export function buildPiRead(
   if (version < 2) migrateV1(raws, fileIndexed);
   if (version < 3) migrateV2(raws);
 
-  const read: PiRead = { file, header, version, entries: [], byId: new Map(), diagnostics, ignored };
+  const read: PiRead = { file, header, version, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
   extendPiRead(read, raws, parts);
   // A loop, not push(...): a file can carry a million diagnostics before they are folded.
   for (const list of [parts.head, parts.entries, parts.links]) for (const d of list) diagnostics.push(d);
@@ -233,7 +273,7 @@ export function extendPiRead(read: PiRead, raws: RawLine[], parts: ReadDiagnosti
     read.entries.push(rec);
     added.push(rec);
   }
-  link(read.file, added, read.byId, parts.links);
+  link(read, added, parts.links);
   return added;
 }
 
@@ -274,7 +314,7 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
     const msg = raw.message ?? fastAgentMessage((raw.obj as { message: Record<string, unknown> }).message);
     if (msg) {
       const { id, parentId, timestamp } = fast;
-      const rec: PiEntryRec = { line: raw.line, order, id, parentId, type: 'message', timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
+      const rec: PiEntryRec = { line: raw.line, order, id, parentId, type: 'message', timestamp, entry: null, parent: null, thinkingLevel: 'off', model: null, sentThinking: null, compaction: null };
       rec.entry = { type: 'message', message: msg };
       return rec;
     }
@@ -293,7 +333,7 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
     }
   }
   const { type, id, parentId, timestamp } = base;
-  const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp, entry: null, parent: null, thinkingLevel: 'off', compaction: null };
+  const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp, entry: null, parent: null, thinkingLevel: 'off', model: null, sentThinking: null, compaction: null };
   // An entry type is untrusted text: `constructor` or `__proto__` must not find a built-in.
   const schema = ownGet(ENTRY_SCHEMAS as Record<string, (typeof ENTRY_SCHEMAS)[PiEntryType]>, type);
   if (!schema) {
@@ -336,9 +376,12 @@ function holdLiterals(m: ToolResultMessage): void {
 /**
  * Resolves parents and derives per-entry path facts in one pass (parents precede children in a
  * file Pi wrote). A `parentId` that names no earlier entry makes the entry a root (Pi treats
- * orphans as roots); a forward reference is refused, so the tree has no cycles.
+ * orphans as roots); a forward reference is refused, so the tree has no cycles. Follows Pi's
+ * in-memory state (`read.process`) in file order for the level each request was sent with.
  */
-function link(file: string, entries: PiEntryRec[], byId: Map<string, PiEntryRec>, diagnostics: Diagnostic[]): void {
+function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): void {
+  const { file, byId } = read;
+  const pi = read.process;
   for (const rec of entries) {
     if (rec.parentId !== null) {
       const p = byId.get(rec.parentId);
@@ -355,7 +398,30 @@ function link(file: string, entries: PiEntryRec[], byId: Map<string, PiEntryRec>
       }
     }
     const e = rec.entry;
-    rec.thinkingLevel = e?.type === 'thinking_level_change' ? e.thinkingLevel : (rec.parent?.thinkingLevel ?? 'off');
-    rec.compaction = e?.type === 'compaction' ? rec : (rec.parent?.compaction ?? null);
+    const parent = rec.parent;
+    rec.thinkingLevel = e?.type === 'thinking_level_change' ? e.thinkingLevel : (parent?.thinkingLevel ?? 'off');
+    rec.compaction = e?.type === 'compaction' ? rec : (parent?.compaction ?? null);
+    const pathModel = parent?.model ?? null;
+    if (e?.type === 'model_change') {
+      rec.model = `${e.provider}\u0000${e.modelId}`;
+      // setModel re-clamps the level and writes a thinking entry when it changes; past a model
+      // change the path's level is taken again (a new process restores it too).
+      pi.model = rec.model;
+      pi.level = rec.thinkingLevel;
+      pi.carried = false;
+    } else if (e?.type === 'thinking_level_change') {
+      rec.model = pathModel;
+      pi.level = e.thinkingLevel;
+      pi.carried = false;
+    } else if (e?.type === 'message' && e.message.role === 'assistant') {
+      const sent = `${e.message.provider}\u0000${e.message.model}`;
+      rec.model = sent;
+      const pathLevel = rec.thinkingLevel;
+      if (pi.carried && sent === pathModel && pathModel !== pi.model) pi.carried = false; // a new process restored the path
+      else if (!pi.carried && pathLevel !== pi.level && pi.model !== null && sent === pi.model && pathModel !== pi.model) pi.carried = true; // navigated in-process
+      rec.sentThinking = pi.carried ? pi.level : pathLevel;
+      pi.level = rec.sentThinking;
+      pi.model = sent;
+    } else rec.model = pathModel;
   }
 }

@@ -70,6 +70,16 @@ for (const sc of scenarios()) {
       }
     });
 
+    it('names a params change (thinking) for exactly the agent requests whose bodies changed it', () => {
+      const params = (r: RequestAnalysis) => r.causes.some((c) => c.kind === 'params-changed');
+      const agents = wire.filter((r) => r.request.kind === 'agent');
+      for (const w of agents) {
+        const r = recon.find((x) => x.request.source.line === w.request.source.line)!;
+        assert.equal(params(r), params(w), `line ${w.request.source.line} (wire #${w.request.index})`);
+      }
+      if (sc.name.endsWith('main')) assert.deepEqual(agents.filter(params).map((r) => r.request.source.line), [28]);
+    });
+
     it('reports wire breaks at the exact byte offset of the first changed byte of the body', () => {
       let checked = 0;
       for (const w of wire) {

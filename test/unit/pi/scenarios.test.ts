@@ -103,12 +103,46 @@ describe('pi fixtures: main (11 steps, 16 requests, 45 lines)', () => {
     }
   });
 
-  it('thinking level comes from the path (line 38 says off although #13 was sent with high: pi keeps the in-memory level)', () => {
+  it('thinking level is the one Pi sent: after the in-process /tree navigation (line 38) the level of the branch it left (high), not the path\'s (off)', () => {
     assert.deepEqual(
       recon.requests.map((r) => r.params.thinking),
-      ['off', 'off', 'off', 'off', 'medium', 'medium', 'medium', 'high', 'high', 'off', 'off', 'off', 'off'],
+      ['off', 'off', 'off', 'off', 'medium', 'medium', 'medium', 'high', 'high', 'high', 'off', 'off', 'off'],
     );
-    assert.match(String(atLine(wire, 38).params.thinking), /"budget_tokens":16384/);
+    // The wire is the judge: every reconstructed Anthropic request's level is the body's budget
+    // (pi-ai: medium 8192, high 16384 tokens).
+    const budget: Record<string, string> = { medium: '8192', high: '16384' };
+    const anthropic = recon.requests.filter((r) => r.api === 'anthropic-messages');
+    assert.equal(anthropic.length, 6);
+    for (const r of anthropic) {
+      const w = JSON.parse(String(atLine(wire, r.source.line).params.thinking)) as { budget_tokens?: number };
+      assert.equal(String(w.budget_tokens), budget[String(r.params.thinking)], `line ${r.source.line}`);
+    }
+  });
+
+  it('the carried level holds for the next request of the branch, and a request sent with the path\'s model (a new process) takes the path\'s level', async () => {
+    const dir = await tempDir();
+    try {
+      const lines = (await readFile(f.file, 'utf8')).split('\n').slice(0, 38);
+      const at38 = JSON.parse(lines[37]) as { id: string; message: Record<string, unknown> };
+      const turn = (id: string, parent: string, model: [string, string, string]) => [
+        JSON.stringify({ type: 'message', id: `u${id}`, parentId: parent, timestamp: '2026-12-01T09:26:13.000Z', message: { role: 'user', content: [{ type: 'text', text: `next ${id}` }], timestamp: 1796117173000 } }),
+        JSON.stringify({ type: 'message', id: `a${id}`, parentId: `u${id}`, timestamp: '2026-12-01T09:26:13.500Z', message: { ...at38.message, api: model[0], provider: model[1], model: model[2], responseId: `r${id}` } }),
+      ];
+      const claude: [string, string, string] = ['anthropic-messages', 'fake-anthropic', 'claude-sonnet-4-5'];
+      // Same process: the next turn on the branch (the path now names claude too).
+      const same = join(dir, 'same.jsonl');
+      await writeFile(same, [...lines, ...turn('1', at38.id, claude)].join('\n') + '\n');
+      assert.deepEqual((await readPiSession(same)).requests.slice(9).map((r) => r.params.thinking), ['high', 'high']);
+      // A new process restored the branch point's path (gpt-5, off) where Pi had held claude: the path's level.
+      const restart = join(dir, 'restart.jsonl');
+      const branchPoint = JSON.parse(lines[33]) as { id: string };
+      const openai: [string, string, string] = ['openai-completions', 'fake-openai', 'gpt-5'];
+      const rows = [...lines.slice(0, 33), lines[33], ...turn('2', branchPoint.id, openai)];
+      await writeFile(restart, rows.join('\n') + '\n');
+      assert.deepEqual((await readPiSession(restart)).requests.slice(8).map((r) => r.params.thinking), ['high', 'off']);
+    } finally {
+      await cleanup(dir);
+    }
   });
 
   it('usage: Pi normalized it per API; sums over the session', () => {
