@@ -172,7 +172,7 @@ function resultText(content: ToolResultMessage['content']): string | JsonLiteral
     .join('\n');
 }
 
-const isImage = (b: ContentBlock): b is ImageContent =>
+const isImage = (b: ContentBlock | LiteralTextContent): b is ImageContent =>
   b.type === 'image' && typeof (b as { data?: unknown }).data === 'string';
 const isThinking = (b: ContentBlock): b is ThinkingContent =>
   b.type === 'thinking' && typeof (b as { thinking?: unknown }).thinking === 'string';

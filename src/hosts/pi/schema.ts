@@ -49,7 +49,26 @@ const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'thinki
  * type whose fields do not fit its shape is not "other" (the union would otherwise hand the
  * normalizer a `text` block whose `textSignature` is an array): the message then fails the schema.
  */
-export const OtherContentSchema = z.looseObject({ type: z.string().refine((t) => !KNOWN_BLOCK_TYPES.has(t), 'a known block type with fields that do not fit it') });
+export const OtherContentSchema = z.looseObject({
+  type: z.string().refine((t) => !KNOWN_BLOCK_TYPES.has(t), 'a known block type with fields that do not fit it'),
+}) as unknown as z.ZodType<OtherContent>;
+
+/** A JSON value as parsed: never a JsonLiteral (a class instance has no index signature). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [k: string]: JsonValue };
+
+/**
+ * OtherContentSchema's output, typed so that a tool result's byte-held text block
+ * (LiteralTextContent: `text` a JsonLiteral, read.ts holdLiterals) is not one. The loose catch-all
+ * (`{type: string, …}`) accepted it, so tool-result content passed where a ContentBlock is
+ * expected compiled, and a reader such as normalize.ts `isText` (a string `text`) skipped the
+ * text without a word. Now it does not compile: tool-result text is read through `isResultText` /
+ * `resultText` (normalize.ts), or `textOf` (core/literal.ts) for the characters.
+ */
+export interface OtherContent {
+  [x: string]: unknown;
+  type: string;
+  text?: JsonValue;
+}
 
 /** Any content block; the known shapes first, then the tolerant fallback. */
 export const ContentBlockSchema = z.union([
