@@ -12,6 +12,7 @@ import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
 import { systemChange, type SystemChange } from './sections.js';
 import { defaultRules, familyFor, minimumTokens, priceOf, pricesFor, type PriceSource, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
+import { resumedDepth } from './rebill.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
 export type Verdict = 'cold' | 'hit' | 'break' | 'ttl-expired' | 'below-minimum' | 'model-switch' | 'unexplained-miss' | 'unknown';
@@ -376,10 +377,13 @@ export class SessionJudge {
       else a.verdict = 'hit';
       if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
         // What the entry would have let this request read, bounded by what was observed: the
-        // entry's own prompt, and what this request paid for outside the cache.
+        // entry's own prompt, and what this request paid for outside the cache. A change in the
+        // prefix re-bills only what the request sends again after it (core/rebill.ts): the read
+        // it would have had with the changed item sent as before, not its new tokens.
         const full = a.verdict === 'break' && !alive(best) ? 0 : entryFull(lin, best, tokensAt);
+        const could = a.verdict === 'break' && bp !== null && a.break === bp ? Math.min(full, resumedRead(lin, best, req.tail, bp, tokensAt)) : full;
         const read = a.observedRead ?? a.expectedRead ?? 0;
-        a.lostTokens = bounded(req, full - read);
+        a.lostTokens = bounded(req, could - read);
         a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
       } else if (a.verdict === 'hit') {
         // A partial read: what the cache held alive for this prefix and the provider did not read.
@@ -553,6 +557,24 @@ function readStopsInHead(req: LlmRequest, observed: number | null, tokensAt: Tok
   if (observed === null || !head || head.block.segment !== 'head') return false;
   const tokens = tokensAt(head);
   return observed < tokens - partialTolerance(family, tokens);
+}
+
+/**
+ * The read a request would have had of entry `e` had the item changed at its break `bp` been
+ * sent as before (core/rebill.ts resumedDepth): explicit breakpoints, what the entry cached
+ * through its deepest breakpoint inside the blocks still shared; implicit caching, those blocks
+ * in the family's steps. Tokens; 0 below the family's minimum.
+ */
+function resumedRead(lin: Lineage, e: Entry, tail: BlockNode, bp: BreakPoint, tokensAt: TokensAt): number {
+  const depth = resumedDepth(e.tail, tail, bp.depth - 1);
+  const through = e.tail.at(depth);
+  if (!through) return 0;
+  let t: number;
+  if (lin.family.breakpoints.explicit) {
+    const m = through.lastMarked;
+    t = m ? cachedThrough(e, m, tokensAt) : 0;
+  } else t = Math.floor(tokensOfEntry(e, through, tokensAt) / lin.family.stepTokens) * lin.family.stepTokens;
+  return t >= lin.minimum ? t : 0;
 }
 
 /** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written). */

@@ -6,8 +6,9 @@
  * For a request that first carries one or more system deltas (`LlmRequest.systemDeltas`), both of
  * its chains (`tail` and `systemShape.alternate`) are compared with the same earlier request's
  * chain in the same shape — the request the judge matched, else the previous request of its
- * lineage. Re-billed tokens = what that entry let a request read, less what this request's prefix
- * can still read of it (see shapeCost: implicit caching in the family's steps, DeepSeek 64 tokens,
+ * lineage. Re-billed tokens = what that entry would have let this request read had the item changed
+ * at the shape's break been sent as before (core/rebill.ts), less what this request's prefix can
+ * still read of it (see shapeCost: implicit caching in the family's steps, DeepSeek 64 tokens,
  * OpenAI 128; explicit breakpoints at a breakpoint both share), with tokens(bytes) the session's
  * calibrated estimate (SessionAnalysis.tokenModel) and the family's minimum applied. The same
  * estimate is used for both shapes, so the two numbers compare like with like; the judge's
@@ -16,6 +17,7 @@
 import { calibrationKey, lineageKey, rebillCost, type RequestAnalysis, type SessionAnalysis } from './analyze.js';
 import { markedNodes, type BlockNode } from './chain.js';
 import { diverge } from './diverge.js';
+import { resumedDepth } from './rebill.js';
 import type { BreakSegment, LlmRequest, SystemDelta, SystemShape } from './model.js';
 import { ownGet } from './own.js';
 import { defaultRules, familyFor, minimumTokens, type ProviderRules } from './rules.js';
@@ -110,15 +112,19 @@ function shapeCost(a: SessionAnalysis, rules: ProviderRules, req: LlmRequest, en
   if (!bp) return { rebilledTokens: 0, costUSD: price(0), break: null };
   let could: number;
   let read: number;
+  // What the entry would still have served had the changed item been sent as before (rebill.ts):
+  // the blocks after the change that this shape sends again, not what it sends new.
+  const resumed = entry.at(resumedDepth(entry, tail, bp.depth - 1));
   if (family.breakpoints.explicit) {
     const entryMarks = markedNodes(entry);
     const marked = new Set(entryMarks.map((n) => n.depth));
-    could = entryMarks.length ? step(tokens(entryMarks[0].bytesThrough)) : 0;
+    const servable = resumed?.lastMarked ?? null;
+    could = servable ? step(tokens(servable.bytesThrough)) : 0;
     const inShared = markedNodes(tail).find((n) => n.depth < bp.depth && marked.has(n.depth));
     read = inShared ? step(tokens(inShared.bytesThrough)) : 0;
   } else {
     const shared = (tail.at(bp.depth - 1)?.bytesThrough ?? 0) + (bp.oldBlock?.segment === bp.newBlock?.segment ? bp.offsetInBlock : 0);
-    could = step(tokens(entry.bytesThrough));
+    could = step(tokens(resumed?.bytesThrough ?? 0));
     read = step(tokens(shared));
   }
   const lost = Math.max(0, could - read);

@@ -84,7 +84,11 @@ export class ActiveSessionStatus implements vscode.Disposable {
       this.item.backgroundColor = broke ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
       this.item.accessibilityInformation = { label: `Prefix Lens: active session ${name}: ${hit}, ${plural(s.breaks, 'break')}${broke ? ', the latest request broke the cache' : ''}` };
       md.appendMarkdown(`${countsMarkdown(s)}\n\n`);
-      if (broke && s.last) md.appendMarkdown(`$(warning) The latest request, #${s.last.index}, broke the cache: **${tokens(s.last.lostTokens)}** tokens billed again.\n\n`);
+      // A break can re-bill nothing: what the request sends after the change may all be new (a compaction's summary, another branch).
+      if (broke && s.last) {
+        const again = s.last.lostTokens > 0 ? `**${tokens(s.last.lostTokens)}** tokens billed again` : 'nothing the cache held was billed again';
+        md.appendMarkdown(`$(warning) The latest request, #${s.last.index}, broke the cache: ${again}.\n\n`);
+      }
       md.appendMarkdown(`${rebilledMarkdown(s)}\n\n`);
     }
     md.appendMarkdown('Click to open its Timeline.');

@@ -26,18 +26,19 @@ describe('review: uncached tokens after the last breakpoint are in no cache entr
       [1, 'agent', 'cold', 0, 0, 0],
       [2, 'agent', 'hit', 21846, 21846, 0],
       [3, 'summary', 'hit', 21905, 21905, 0],
-      // The break after the compaction re-bills what #3 had cached (21,905 read + 19 written).
-      [4, 'agent', 'break', 0, 0, 21924],
+      // The break after the compaction re-bills what the cache would have served had the billing
+      // header stayed: #3's entry through the system breakpoint (the summary after it is new).
+      [4, 'agent', 'break', 0, 0, 19474],
       [5, 'agent', 'hit', 22183, 22183, 0],
     ]);
     assert.deepEqual(s.requests[1].usage, { uncached: 170000, cacheRead: 21846, cacheWrite: 59, output: 11 });
-    assert.equal(a.totals.lostTokens, 21924);
+    assert.equal(a.totals.lostTokens, 19474);
   });
 
-  it('Claude Code auto-compaction, from the transcript: the break at #3 re-bills the 21,905 tokens #2 cached, not its 191,905-token prompt', async () => {
+  it('Claude Code auto-compaction, from the transcript: the break at #3 re-bills #2\'s entry through the system breakpoint (19,474 tokens), not its 191,905-token prompt', async () => {
     const [s] = await readClaudeSession(mainTranscript(AUTOCOMPACT));
     const a = analyzeSession(s);
-    assert.deepEqual(a.requests.map((x) => [x.request.index, x.verdict, x.lostTokens]), [[1, 'cold', 0], [2, 'hit', 0], [3, 'break', 21905], [4, 'hit', 0]]);
+    assert.deepEqual(a.requests.map((x) => [x.request.index, x.verdict, x.lostTokens]), [[1, 'cold', 0], [2, 'hit', 0], [3, 'break', 19474], [4, 'hit', 0]]);
     assert.deepEqual([a.requests[2].break?.segment, a.requests[2].break?.blockIndex], ['system', 0]);
   });
 

@@ -46,7 +46,7 @@ describe('prefix-lens CLI', () => {
     const row = out.split('\n').find((l) => /^\s+11 /.test(l))!;
     assert.match(row, /claude-sonnet-4-5 .* break +message 0 @90 .* history-rewritten: compaction/);
     const lines = out.split('\n');
-    assert.equal(lines[lines.indexOf(row) + 1].trim(), 'at messages[0].content[0].text (vs #8); read 1531, expected ~1525; ~1211 tokens re-billed');
+    assert.equal(lines[lines.indexOf(row) + 1].trim(), 'at messages[0].content[0].text (vs #8); read 1531, expected ~1525');
   });
 
   it('check exits 1 and names the breaking agent requests', async () => {

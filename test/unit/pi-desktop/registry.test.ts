@@ -105,7 +105,7 @@ describe('PI-Desktop in the host registry', () => {
       ['pi-desktop', 3, null],
       ['pi-desktop', 1, ANTHROPIC],
     ]);
-    assert.deepEqual(report.sessions.map((s) => s.systemShapes?.savedTokens ?? null), [1152, null, 64, null, 1516, null]);
+    assert.deepEqual(report.sessions.map((s) => s.systemShapes?.savedTokens ?? null), [1280, null, 64, null, 1516, null]);
   });
 
   it('prefix-lens analyze (text) prints each delta and both costs under its request', async () => {

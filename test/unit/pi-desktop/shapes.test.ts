@@ -65,19 +65,21 @@ describe('PI-Desktop system deltas, collapsed vs mid-conversation', () => {
       [6, 5, 448, ['system', 0, 'messages[0].content', 356], 384, ['tools', 1, 'tools[1]', 526], 64],
       [7, 6, 576, ['system', 0, 'messages[0].content', 461], 0, null, 576],
       // After the compaction the checkpoint folds every delta into the head: the mid-conversation head changes at last.
-      [9, 6, 448, ['messages', 0, 'messages[1].content[0].text', 973], 640, ['system', 0, 'messages[0].content', 356], -192],
+      // The compaction replaced the history after the change, so collapsed re-bills nothing, and
+      // kept in place only what lies between the head's change and the compacted history (64).
+      [9, 6, 0, ['messages', 0, 'messages[1].content[0].text', 973], 64, ['system', 0, 'messages[0].content', 356], -64],
     ]);
     assert.deepEqual(report.systemShapes, {
       used: ['collapsed'],
       unknownRoute: true,
       requestsWithDeltas: 6,
       deltas: 6,
-      collapsed: { rebilledTokens: 2176, costUSD: null },
-      midConversation: { rebilledTokens: 1024, costUSD: null },
-      savedTokens: 1152,
+      collapsed: { rebilledTokens: 1728, costUSD: null },
+      midConversation: { rebilledTokens: 448, costUSD: null },
+      savedTokens: 1280,
     });
     // The judge's own figure for the shape sent (bounded by the observed usage).
-    assert.deepEqual(report.requests.map((r) => r.lostTokens), [0, 64, 256, 0, 384, 448, 576, 0, 144, 0]);
+    assert.deepEqual(report.requests.map((r) => r.lostTokens), [0, 64, 256, 0, 384, 448, 576, 0, 0, 0]);
   });
 
   it('"Lexer delegate (flash)" (flagged mid-conversation): the settlement is tail only, so a hit; collapsed it would have broken at byte 367', async () => {

@@ -1,0 +1,79 @@
+/**
+ * What a break re-bills: the part of the cache entry the request would still have read had the
+ * item changed at its break been sent as before (everything else as sent).
+ *
+ * A change re-bills the entry's blocks that follow it and that the request sends again at the same
+ * place (a date in the system prompt: the whole conversation after it). It re-bills nothing of
+ * what the request sends new: after a compaction the summary and the new turn were never in the
+ * cache, so only what follows the changed item unchanged counts (on the Claude Code recording,
+ * the tools and system blocks after the billing header, not the summary). Blocks are compared at
+ * equal places; at each difference one item edited in place, inserted or removed (a tool added,
+ * a message dropped) is set aside when the blocks after it are equal again, so several separate
+ * edits still count what lies between and after them. A difference no single-item skip resolves
+ * ends the run: what the request sends from there on (a summary in place of many messages, the
+ * turns of another branch) is new to the cache.
+ */
+import type { BlockNode } from './chain.js';
+
+/**
+ * After this many equal blocks past the change the rest is taken as shared too (the walk costs one
+ * byte comparison per block; a run this long is the common case of a change in the head of a long
+ * conversation, whose rest is the entry's).
+ */
+export const RESUME_BLOCKS = 4096;
+
+/**
+ * Depth (blocks, in the entry's chain) through which `request` shares `entry` once the items
+ * that differ are set aside one at a time: at each difference (the first at depth `common + 1`)
+ * the differing item is skipped in both chains (an item edited in place), or only in the request
+ * (an item inserted), or only in the entry (one removed), whichever makes the next blocks equal;
+ * equal blocks at equal places are counted on. The run ends at a difference no single-item skip
+ * resolves (a history replaced by a summary, a branch left), where the depth reached is returned
+ * (`common` when nothing after the first change follows equally: the request could then have
+ * read only what precedes the change).
+ * @param common the commonDepth of the two chains (blocks), less than both depths
+ */
+export function resumedDepth(entry: BlockNode, request: BlockNode, common: number): number {
+  let e = common;
+  let r = common;
+  let steps = 0;
+  while (e < entry.depth && r < request.depth) {
+    if (sameBlock(entry.at(e + 1)!, request.at(r + 1)!)) {
+      e++;
+      r++;
+      if (++steps >= RESUME_BLOCKS) return entry.depth;
+      continue;
+    }
+    const e0 = itemEnd(entry, e + 1);
+    const r0 = itemEnd(request, r + 1);
+    // Edited in place (one item for one), inserted (a new item in the request), removed (an item gone from it).
+    const next = ([[e0, r0], [e, r0], [e0, r]] as Array<[number, number]>).find(
+      ([x, y]) => x < entry.depth && y < request.depth && sameBlock(entry.at(x + 1)!, request.at(y + 1)!),
+    );
+    if (!next) break;
+    [e, r] = next;
+  }
+  // A skip is taken only when the next blocks are equal, so `e` ends an equal run (or is `common`).
+  return e;
+}
+
+/** Depth of the last block of the item (segment and index) the block at `depth` belongs to. */
+function itemEnd(chain: BlockNode, depth: number): number {
+  const b = chain.at(depth)!.block;
+  let d = depth;
+  while (d < chain.depth) {
+    const next = chain.at(d + 1)!.block;
+    if (next.segment !== b.segment || next.item !== b.item) break;
+    d++;
+  }
+  return d;
+}
+
+/** Same segment and the same canonical bytes. */
+function sameBlock(x: BlockNode, y: BlockNode): boolean {
+  if (x.block === y.block) return true;
+  if (x.size !== y.size || x.block.segment !== y.block.segment) return false;
+  const a = x.block.bytes;
+  const b = y.block.bytes;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
