@@ -369,7 +369,7 @@ export class SessionJudge {
         // No live entry: the change is real, but the expired entry could not have been read anyway.
         if (!alive(best)) a.notes.push(`the entry of #${best.req.index} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
       }
-      else if ((collapsed || readStopsInHead(req, a.observedRead, tokensAt, lin.family)) && req.tail.at(1)?.block.segment === 'head') {
+      else if ((collapsed || readStopsInHead(req, a.observedRead, a.expectedRead, tokensAt, lin.family)) && req.tail.at(1)?.block.segment === 'head') {
         a.verdict = 'break';
         a.break = headBreak();
         a.causes.push(...classifyBreak(a.break, best.tail, req.tail));
@@ -548,15 +548,19 @@ function hexKey(hex: string): string {
 
 /**
  * An opaque head (reconstructed: the system prompt and tools unrecorded) and a read that stopped
- * inside it: short of the head's estimated tokens by more than the family's step or 2 % (the
- * estimate's error). The messages continued, so only the head can have changed (the recorded
- * OpenCode phux V2 fleet delta in the system prompt: 7,424 read of a ~7,821-token head).
+ * inside it: short of the head's estimated tokens, and of the read expected, by more than the
+ * family's step or 2 % (the estimate's error). The messages continued, so only the head can have
+ * changed (the recorded OpenCode phux V2 fleet delta in the system prompt: 7,424 read of a
+ * ~7,821-token head). A read the live entries could not serve past (expected below the head, e.g.
+ * no entry reachable by a breakpoint) is no evidence of a head change: a read of 0 where ~0 was
+ * expected is explained.
+ * @param expected the expected read (tokens), null when unknown
  */
-function readStopsInHead(req: LlmRequest, observed: number | null, tokensAt: TokensAt, family: ProviderFamily): boolean {
+function readStopsInHead(req: LlmRequest, observed: number | null, expected: number | null, tokensAt: TokensAt, family: ProviderFamily): boolean {
   const head = req.tail?.at(1);
-  if (observed === null || !head || head.block.segment !== 'head') return false;
-  const tokens = tokensAt(head);
-  return observed < tokens - partialTolerance(family, tokens);
+  if (observed === null || expected === null || !head || head.block.segment !== 'head') return false;
+  const tokens = Math.min(tokensAt(head), expected);
+  return tokens > 0 && observed < tokens - partialTolerance(family, tokens);
 }
 
 /**
