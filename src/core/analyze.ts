@@ -315,7 +315,8 @@ export class SessionJudge {
       if (bp) {
         a.break = bp;
         a.systemChange = systemChange(bp);
-        a.causes.push(...classifyBreak(bp, best.tail, req.tail));
+        const compactedSince = lin.recent.some((e) => e.req.kind === 'summary' && e.req.index > best!.req.index);
+        a.causes.push(...classifyBreak(bp, best.tail, req.tail, { compactedSince }));
       } else if (params) {
         a.break = paramsBreak(best.req, req, lin.family.params.map((p) => p.key));
       }

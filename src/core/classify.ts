@@ -71,12 +71,22 @@ const VOLATILE: Array<[string, RegExp]> = [
   ['nonce', /\b[0-9a-f]{16,}\b/i],
 ];
 
+/** What the judge knows of the requests between the matched entry and the request. */
+export interface BreakContext {
+  /**
+   * A summary request (compaction) of the lineage was sent after the matched entry's request: a
+   * change in the messages is then the compaction's, wherever it first shows (OpenCode's second
+   * compaction wrote the same synthetic summary, so the history first differs at the turn after it).
+   */
+  compactedSince?: boolean;
+}
+
 /**
  * Causes of a break located in the prefix bytes.
  * @param bp the break point (request vs matched entry)
  * @param entry chain tail of the matched cache entry; @param request chain tail of the request
  */
-export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause[] {
+export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNode, context: BreakContext = {}): Cause[] {
   const causes: Cause[] = [];
   const region = changedRegion(bp);
   // A head block the host derives from the history (Claude Code's billing header fingerprints the
@@ -108,7 +118,7 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
         : { kind: 'system-changed', detail: 'the head (system prompt and tools) changed; the transcript does not record it', certainty: 'likely' },
     );
   } else if (bp.segment === 'messages') {
-    causes.push(messagesCause(bp, entry, request));
+    causes.push(messagesCause(bp, entry, request, context));
   }
   // A volatile value is a short replacement (a date, an id), not a rewrite of the whole block.
   const sameKind = bp.oldBlock?.segment === bp.newBlock?.segment;
@@ -468,7 +478,7 @@ function meaningOfStrings(v: unknown): unknown {
 }
 
 
-function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Cause {
+function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode, context: BreakContext): Cause {
   const n = bp.newBlock!;
   const at = `message ${bp.blockIndex}`;
   if (n.origin === 'compaction-summary') {
@@ -489,6 +499,9 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode): Ca
       certainty: 'certain',
       representation: keyOrder ? 'key-order' : 'other-encoding',
     };
+  }
+  if (context.compactedSince) {
+    return { kind: 'history-rewritten', detail: `compaction: history replaced by a summary (a summary request came after the compared one), first changed at ${at}`, certainty: 'certain' };
   }
   // Messages dropped (pruning) or inserted: the history goes on unchanged a few messages later.
   const same = (x: unknown, y: unknown) => x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);
