@@ -77,7 +77,11 @@ describe('Sessions view', () => {
     assert.match(tip, /cache read \| 19,124/);
     assert.match(tip, /cache write \| 4,994/);
     assert.match(tip, /uncached \| 5,971/);
-    assert.match(tip, /2,445\*\* tokens, \*\*\$0\.0069/);
+    // Its compaction and branches send only new tokens after their change: nothing re-billed.
+    assert.match(tip, /Re-billed by breaks: \*\*0\*\* tokens, \*\*\$0\*\*/);
+    // The Claude Code /compact re-bills the tools and system after the billing header.
+    const cc = refs.find((r) => r.host === 'claude-code' && r.id.startsWith('8aa2b6b2'))!;
+    assert.match((a.sessions.getTreeItem({ kind: 'session', ref: cc }).tooltip as vscode.MarkdownString).value, /Re-billed by breaks: \*\*19,213\*\* tokens, \*\*\$0\.07\*\*/);
     // Claude Code and Codex record no title: their sessions are named by the first prompt.
     for (const [host, prompt] of [['claude-code', 'Hello. Say hi.'], ['codex', 'Hello codex. Say hi.']]) {
       const ref = refs.find((r) => r.host === host)!;

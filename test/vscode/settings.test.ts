@@ -10,11 +10,11 @@ describe('settings', () => {
     await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.codex', undefined, vscode.ConfigurationTarget.Global);
   });
 
-  it('prefixLens.priceOverrides reprices the re-billed tokens of the breaks (OpenCode compaction session, priced from the bundled table)', async () => {
+  it('prefixLens.priceOverrides reprices the re-billed tokens of the breaks (the Claude Code session\'s /compact, priced from the bundled table)', async () => {
     const a = await api();
-    const ref = (await a.sessions.sessions()).find((r) => r.title === 'Recorded: Compaction session turn one.')!;
+    const ref = (await a.sessions.sessions()).find((r) => r.host === 'claude-code' && r.id.startsWith('8aa2b6b2'))!;
     const before = (await a.analyze(ref))!;
-    assert.ok(before.totals.lostTokens > 0);
+    assert.equal(before.totals.lostTokens, 19213);
     // Every model at $1,000 input per million tokens: re-billed tokens are now priced by the override.
     await vscode.workspace.getConfiguration('prefixLens').update('priceOverrides', [{ match: '.*', input: 1000, output: 1000 }], vscode.ConfigurationTarget.Global);
     const after = (await a.analyze(ref))!;
