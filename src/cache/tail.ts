@@ -67,7 +67,7 @@ import { releaseBetweenSessions } from '../memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */
-export const TAIL_VERSION = 2;
+export const TAIL_VERSION = 3;
 
 /** The report's running sums: what the session header needs of the requests judged so far. */
 export interface ReportSums {
@@ -142,7 +142,7 @@ const TailSchema = z.object({
     headHash: z.string(),
     seam: z.string(),
     header: HeaderSchema,
-    ids: z.array(z.string()),
+    idHashes: z.string(),
     entries: int.min(1),
     tip: z.object({ line: int, order: int, id: z.string(), parentId: z.string().nullable(), type: z.string(), timestamp: z.string().optional(), thinkingLevel: z.string(), model: z.string().nullable() }),
     process: z.object({ level: z.string(), model: z.string().nullable(), carried: z.boolean() }),

@@ -105,10 +105,62 @@ const UNKNOWN_ENTRY: PiEntryRec = Object.defineProperties({} as PiEntryRec, Obje
   ]),
 ));
 
+/** 32-bit FNV-1a of an entry id's UTF-16 code units (PiTailState.idHashes). */
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Distinct id hashes, sorted, as the base64 of their little-endian 32-bit words. */
+function packHashes(hashes: Iterable<number>): string {
+  const a = Uint32Array.from(new Set(hashes)).sort();
+  const b = Buffer.alloc(a.length * 4);
+  for (let i = 0; i < a.length; i++) b.writeUInt32LE(a[i], i * 4);
+  return b.toString('base64');
+}
+
+function unpackHashes(packed: string): Uint32Array {
+  const b = Buffer.from(packed, 'base64');
+  if (b.length % 4) throw new Error('id hashes are not 32-bit words');
+  const out = new Uint32Array(b.length / 4);
+  for (let i = 0; i < out.length; i++) out[i] = b.readUInt32LE(i * 4);
+  return out;
+}
+
+/**
+ * The entry ids of a restored session: the entries it holds (the last one, the appended ones),
+ * and the hashes of every earlier id. An id whose hash is among those may be an earlier entry's
+ * (a duplicate id, a parent before the last entry): asking for it throws NeedsFullRead, and the
+ * entry tree read again answers exactly (a hash shared by chance only costs that read).
+ */
+class SavedIds extends Map<string, PiEntryRec> {
+  constructor(readonly hashes: Set<number>) {
+    super();
+  }
+
+  override has(id: string): boolean {
+    if (super.has(id)) return true;
+    this.check(id);
+    return false;
+  }
+
+  override get(id: string): PiEntryRec | undefined {
+    const r = super.get(id);
+    if (r) return r;
+    this.check(id);
+    return undefined;
+  }
+
+  private check(id: string): void {
+    if (this.hashes.has(idHash(id))) throw new NeedsFullRead('an entry before the last one (an id of the same hash)');
+  }
+}
+
 /**
  * PiLiveSession.exportState's plain-data form (JSON-safe): where the read stopped and what
- * continuing it needs. Bounded except for `ids` (every entry id, for the duplicate and dangling
- * parent checks of appended entries; a few bytes per entry) and the diagnostics so far.
+ * continuing it needs. Bounded except for `idHashes` (4 bytes per entry, for the duplicate and
+ * dangling parent checks of appended entries) and the diagnostics so far.
  */
 export interface PiTailState {
   /** Byte offset just after the last consumed line; 1-based number of that line; non-blank lines consumed. */
@@ -119,8 +171,8 @@ export interface PiTailState {
   headHash: string;
   seam: string;
   header: PiHeader;
-  /** Ids of every entry read, in first-seen order. */
-  ids: string[];
+  /** Hashes (idHash) of the ids of every entry read, sorted, as the base64 of 32-bit words: 4 bytes per entry. */
+  idHashes: string;
   /** Entries read (the last one's `order` + 1). */
   entries: number;
   /** The last entry: what its children need of it. */
@@ -135,6 +187,16 @@ export interface PiTailState {
   title: string | null;
   /** Transcript events so far (phux context messages, compactions, branches), for the context stream. */
   events: TranscriptEvent[];
+}
+
+/** The id hashes of a read's entries (a restored read's: the earlier ones' and its own). */
+function* idHashesOf(byId: Map<string, PiEntryRec>): Generator<number> {
+  const saved = byId instanceof SavedIds ? byId.hashes : null;
+  if (saved) yield* saved;
+  for (const id of byId.keys()) {
+    const h = idHash(id);
+    if (!saved?.has(h)) yield h;
+  }
 }
 
 /** Options of PiLiveSession.restore and restoreTree. */
@@ -277,7 +339,7 @@ export class PiLiveSession {
       headHash: this.headHash,
       seam: this.seam.toString('base64'),
       header: read.header,
-      ids: [...read.byId.keys()],
+      idHashes: packHashes(idHashesOf(read.byId)),
       entries: read.entries.length,
       tip: { line: tip.line, order: tip.order, id: tip.id, parentId: tip.parentId, type: tip.type, ...(tip.timestamp !== undefined ? { timestamp: tip.timestamp } : {}), thinkingLevel: tip.thinkingLevel, model: tip.model },
       process: { ...read.process },
@@ -313,8 +375,7 @@ export class PiLiveSession {
     // Every earlier place holds the stand-in (a walk over the entries needs them: a full read).
     const entries: PiEntryRec[] = new Array<PiEntryRec>(state.entries).fill(UNKNOWN_ENTRY);
     entries[t.order] = tip;
-    const byId = new Map<string, PiEntryRec>();
-    for (const id of state.ids) byId.set(id, UNKNOWN_ENTRY);
+    const byId = new SavedIds(new Set(unpackHashes(state.idHashes)));
     byId.set(t.id, tip);
     s.read = { file, header: state.header, version: PI_SESSION_VERSION, entries, byId, diagnostics: [], ignored: { ...state.ignored }, process: { ...state.process } };
     s.lineDiagnostics = [...state.diagnostics.lines];
@@ -351,8 +412,7 @@ export class PiLiveSession {
       read.entries.length !== state.entries ||
       tip?.id !== state.tip.id ||
       tip.line !== state.tip.line ||
-      read.byId.size !== state.ids.length ||
-      !state.ids.every((id) => read.byId.has(id)) ||
+      packHashes(idHashesOf(read.byId)) !== state.idHashes ||
       !same(ignored, state.ignored) ||
       !same(flat({ lines: s.lineDiagnostics, ...s.parts }), flat(state.diagnostics))
     ) {
@@ -406,6 +466,14 @@ export class PiLiveSession {
     const changed = r.end !== this.offset || (this.pending?.message ?? null) !== (r.pending?.message ?? null);
     this.pending = r.pending;
     if (r.end === this.offset) return changed ? 'appended' : 'unchanged';
+    // An appended entry reusing an earlier entry's id: a full read links that entry's earlier
+    // children to the later one (read.ts link: a parent on a later line, so roots), which changes
+    // earlier requests. Read again (a restored session: the caller reads the file in full).
+    if (raws.some((x) => typeof x.obj.id === 'string' && this.read.byId.has(x.obj.id))) {
+      if (this.restored) throw new Error('an appended entry reuses an earlier id (a full read links earlier entries to it)');
+      await this.reset();
+      return 'reset';
+    }
     const before = this.offset;
     this.offset = r.end;
     this.lastLine = r.line;

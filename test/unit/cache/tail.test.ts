@@ -254,6 +254,15 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     const later = await laterRun(file, saved, 4);
     assert.ok(later, 'continued once the line is whole');
     assert.ok(later.block.equals(await fullBlock(file, 4)));
+    // An appended entry reusing an earlier entry's id (Pi: the later one wins, with a warning): a
+    // full read links the earlier entry's children to the later one (roots then), which changes
+    // earlier requests; the state holds only the ids' hashes: found by the entry tree read again.
+    saved = await reset();
+    const dup = JSON.parse(text.subarray(ends[3], ends[4]).toString()) as Record<string, unknown>;
+    const last = JSON.parse(text.subarray(ends[ends.length - 7], at).toString()) as { id: string };
+    appendFileSync(file, `${JSON.stringify({ ...dup, parentId: last.id })}\n`);
+    assert.equal(await laterRun(file, saved, 4), null, 'a duplicate of an earlier id');
+    assert.equal(lastMiss, 'an appended entry reuses an earlier id (a full read links earlier entries to it)');
     // Corrupt and foreign states do not parse.
     saved = await reset();
     assert.ok(saved.state);

@@ -85,6 +85,21 @@ describe('live tail (Pi): continuing from the last complete line', () => {
     assert.equal(report(live.session()), report(await readPiSession(file)));
   });
 
+  it('an appended entry reusing an earlier id is read again from the start (a full read links the earlier entry\'s children to it)', async () => {
+    const file = join(dir, 'duplicate.jsonl');
+    const lines = readFileSync(FIXTURES[1], 'utf8').trimEnd().split('\n');
+    writeFileSync(file, `${lines.slice(0, 12).join('\n')}\n`);
+    const live = await PiLiveSession.open(file);
+    live.session();
+    const dup = JSON.parse(lines[4]) as Record<string, unknown>;
+    const last = JSON.parse(lines[11]) as { id: string };
+    appendFileSync(file, `${JSON.stringify({ ...dup, parentId: last.id })}\n`);
+    assert.equal(await live.update(), 'reset');
+    const full = report(await readPiSession(file));
+    assert.match(full, /duplicate entry id/);
+    assert.equal(report(live.session()), full);
+  });
+
   it('LiveAnalysis reports the appended request and the earlier ones whose estimate moved', async () => {
     const file = join(dir, 'analysis.jsonl');
     const lines = readFileSync(FIXTURES[1], 'utf8').trimEnd().split('\n');
