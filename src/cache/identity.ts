@@ -11,8 +11,7 @@
  *  - hosts the capture join applies to: the capture folders' stamp (capturestamp.ts).
  */
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs } from '../hosts/capturestamp.js';
@@ -87,6 +86,9 @@ export interface Identity {
   captures: string | null;
 }
 
+/** One buffer for every content check of this thread (the check is synchronous: never shared between two). */
+let checkBuf: Buffer | null = null;
+
 /**
  * SHA-256 (hex) of the first and last CHECK_BYTES of a file's first `size` bytes, and the session
  * start its head shows (capturestamp.ts headStartMs, for the capture stamp), or null when it
@@ -94,26 +96,49 @@ export interface Identity {
  * valid when `size` ≥ CHECK_BYTES) the head is not read again and `startMs` is null.
  */
 export async function contentCheck(path: string, size: number, knownHead?: string): Promise<{ head: string; tail: string; startMs: number | null } | null> {
+  const c = checkSync(path, size, knownHead);
+  return c && { head: c.head, tail: c.tail, startMs: c.headBytes ? headStartMs(c.headBytes) : null };
+}
+
+/**
+ * contentCheck with the head's bytes instead of its session start (null when the head was not
+ * read): `headBytes` is this thread's buffer, valid until the next check. Synchronous reads (two
+ * from the page cache, as fast as a thread-pool round trip is slow; the warm entry checks every
+ * file of a run in a row).
+ */
+function checkSync(path: string, size: number, knownHead?: string): { head: string; tail: string; headBytes: Buffer | null } | null {
   try {
-    const fh = await open(path, 'r');
+    const fd = openSync(path, 'r');
     try {
       const n = Math.min(size, CHECK_BYTES);
-      const buf = Buffer.alloc(n);
+      checkBuf ??= Buffer.allocUnsafe(2 * CHECK_BYTES);
       let head = knownHead;
-      let startMs: number | null = null;
+      let headBytes: Buffer | null = null;
       if (head === undefined || size < CHECK_BYTES) {
-        await fh.read(buf, 0, n, 0);
-        head = createHash('sha256').update(buf).digest('hex');
-        startMs = headStartMs(buf);
+        headBytes = checkBuf.subarray(0, n);
+        if (readFull(fd, headBytes, 0) !== n) return null;
+        head = createHash('sha256').update(headBytes).digest('hex');
       }
-      await fh.read(buf, 0, n, Math.max(0, size - n));
-      return { head, tail: createHash('sha256').update(buf).digest('hex'), startMs };
+      const tailBytes = checkBuf.subarray(CHECK_BYTES, CHECK_BYTES + n);
+      if (readFull(fd, tailBytes, Math.max(0, size - n)) !== n) return null;
+      return { head, tail: createHash('sha256').update(tailBytes).digest('hex'), headBytes };
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   } catch {
     return null;
   }
+}
+
+/** Reads `buf.length` bytes at `pos` (fewer only at the end of the file); returns the bytes read. */
+function readFull(fd: number, buf: Buffer, pos: number): number {
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
 }
 
 /** What identityOf reads of a ref (a run manifest stores these, src/cli/warm.ts). */
@@ -125,7 +150,7 @@ export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' 
  * @param env where the capture roots are read from (capturestamp.ts captureRoots)
  */
 export async function identityWithRules(ref: RefIdentityFields, rules: string, env: NodeJS.ProcessEnv = process.env): Promise<Identity | null> {
-  const captures = (startMs: number | null) =>
+  const captures = (startMs: number | null | (() => number | null)) =>
     CAPTURE_JOINED.has(ref.host) ? captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, startMs) : Promise.resolve(null);
   const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host };
   if (ref.stamp !== undefined) {
@@ -138,9 +163,10 @@ export async function identityWithRules(ref: RefIdentityFields, rules: string, e
     return null;
   }
   if (!st.isFile()) return null;
-  const check = await contentCheck(ref.path, st.size);
+  const check = checkSync(ref.path, st.size);
   if (!check) return null;
-  return { ...base, captures: await captures(check.startMs), size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
+  // The head's bytes are this thread's buffer: read for the stamp (only when a capture root exists) before anything else runs.
+  return { ...base, captures: await captures(() => (check.headBytes ? headStartMs(check.headBytes) : null)), size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
 }
 
 const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];

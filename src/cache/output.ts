@@ -18,7 +18,7 @@
  * Node builtins only (no parser): the CLI's warm entry (src/cli/warm.ts) copies entries with it
  * without loading the analysis bundle.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, fstatSync, mkdirSync, openSync, readSync, type WriteStream } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionRef } from '../hosts/registry.js';
@@ -73,20 +73,22 @@ export async function cachedOutput(ref: Pick<SessionRef, 'key'>, opts: { cacheDi
   const id = opts.id;
   if (!id) return null;
   const file = outputFile(opts.cacheDir, ref.key);
+  // Synchronous reads of the two small pieces (the warm entry checks ~40 entries in a row; no
+  // thread-pool round trips, and node:fs/promises need not be loaded for it).
   try {
-    const fh = await open(file, 'r');
+    const fd = openSync(file, 'r');
     try {
-      const { size } = await fh.stat();
+      const { size } = fstatSync(fd);
       if (size < LEN_DIGITS + 2) return null;
       const lenBuf = Buffer.alloc(LEN_DIGITS + 1);
-      await fh.read(lenBuf, 0, lenBuf.length, size - lenBuf.length);
+      readSync(fd, lenBuf, 0, lenBuf.length, size - lenBuf.length);
       const lenText = lenBuf.toString('latin1');
       if (!/^\d{16}\n$/.test(lenText)) return null;
       const len = Number(lenText.slice(0, LEN_DIGITS));
       const start = size - lenBuf.length - len;
       if (len < 2 || start < 0) return null;
       const trailerBuf = Buffer.alloc(len);
-      await fh.read(trailerBuf, 0, len, start);
+      readSync(fd, trailerBuf, 0, len, start);
       const trailer = JSON.parse(trailerBuf.toString('utf8')) as { blocks?: unknown };
       if (!sameIdentity(trailer, id) || !Array.isArray(trailer.blocks)) return null;
       const blocks: OutputBlock[] = [];
@@ -100,10 +102,39 @@ export async function cachedOutput(ref: Pick<SessionRef, 'key'>, opts: { cacheDi
       if (total !== start || trailerBuf[len - 1] !== 0x0a) return null;
       return { file, blocks };
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   } catch {
     return null;
+  }
+}
+
+/**
+ * Copies block `index` of an entry to `write` as bytes, read synchronously in chunks into one
+ * reused buffer: each chunk is valid only during the call, and when `write` returns a promise
+ * (backpressure) the next chunk is read after it resolves (the warm entry writes to fd 1 at once:
+ * no buffer per chunk to allocate and collect, no thread-pool round trip per read).
+ * @throws when the file cannot be read or is shorter than its trailer says (removed or cut meanwhile)
+ */
+export async function copyBlockInto(out: CachedOutput, index: number, write: (bytes: Uint8Array) => void | Promise<void>, buf: Buffer): Promise<void> {
+  let at = 0;
+  for (let i = 0; i < index; i++) at += out.blocks[i].bytes;
+  const end = at + out.blocks[index].bytes;
+  if (end === at) return;
+  const fd = openSync(out.file, 'r');
+  try {
+    let last = 0;
+    while (at < end) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, end - at), at);
+      if (n === 0) throw new Error(`${out.file}: cut short`);
+      at += n;
+      last = buf[n - 1];
+      const w = write(buf.subarray(0, n));
+      if (w) await w;
+    }
+    if (last !== 0x0a) throw new Error(`${out.file}: block does not end with a line break`);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -12,9 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import type ModuleType from 'node:module';
 import { dirname, join } from 'node:path';
-import { Script } from 'node:vm';
 
 /** What loadCached did, for tests: 'hit' (V8 took the cached data), 'miss' (none valid), 'rejected' (V8 refused it). */
 export type CodeCacheResult = 'hit' | 'miss' | 'rejected';
@@ -75,6 +74,10 @@ export function loadCached(
   cacheDir: string,
   given?: Uint8Array,
 ): { exports: unknown; result: CodeCacheResult; save: () => void; data: Buffer | null } {
+  // Loaded here, not at the bin's top level: a warm run never loads the bundle (warm.ts).
+  const Module = require('node:module') as typeof ModuleType;
+  const { createRequire } = Module;
+  const { Script } = require('node:vm') as typeof import('node:vm');
   const entry = given ? null : codeCacheFile(cacheDir, file);
   const cachedData = given ? Buffer.from(given.buffer, given.byteOffset, given.byteLength) : readEntry(entry);
   const source = readFileSync(file, 'utf8');
@@ -83,9 +86,9 @@ export function loadCached(
   const m = new Module(file, module);
   m.filename = file;
   m.paths = (Module as unknown as { _nodeModulePaths: (dir: string) => string[] })._nodeModulePaths(dirname(file));
-  const cache = (Module as unknown as { _cache: Record<string, Module> })._cache;
+  const cache = (Module as unknown as { _cache: Record<string, ModuleType> })._cache;
   cache[file] = m;
-  const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
+  const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: ModuleType, filename: string, dirname: string) => void;
   try {
     wrapper.call(m.exports, m.exports, createRequire(file), m, file, dirname(file));
   } catch (e) {

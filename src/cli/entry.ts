@@ -8,11 +8,12 @@
  * bundle with the V8 data the main thread loaded or made (handed over in `workerData`), so no
  * worker compiles the 1.7 MB bundle from source (~125 ms CPU each, CPU profile).
  */
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMainThread, workerData } from 'node:worker_threads';
 import { defaultCacheDir, useCodeOf } from '../cache/identity.js';
 import { loadCached } from './codecache.js';
 import { warmJson } from './warm.js';
+import { WORKER_ARG } from './workerarg.js';
 
 const FULL = join(__dirname, 'cli-main.js');
 
@@ -29,35 +30,34 @@ function full(cacheDir: string): void {
   (exports as { cli: (boot?: Boot) => void }).cli({ script: __filename, codeCache: data });
 }
 
-const worker = !isMainThread && (workerData as { prefixLensWorker?: boolean } | null)?.prefixLensWorker === true;
-if (worker) {
+/**
+ * True in an analysis worker (workers.ts). The main thread does not load node:worker_threads to
+ * know it (with the streams it pulls in, ~15–30 ms CPU of a ~130 ms warm run, CPU profile): a
+ * worker is started with WORKER_ARG appended to its argv, and only then is workerData checked.
+ */
+function isWorker(): boolean {
+  if (process.argv[process.argv.length - 1] !== WORKER_ARG) return false;
+  const wt = require('node:worker_threads') as typeof import('node:worker_threads');
+  return !wt.isMainThread && (wt.workerData as { prefixLensWorker?: boolean } | null)?.prefixLensWorker === true;
+}
+
+if (isWorker()) {
   // The bundle's top level starts the worker's loop (main.ts).
-  const data = (workerData as { codeCache?: Uint8Array | null }).codeCache;
+  const data = ((require('node:worker_threads') as typeof import('node:worker_threads')).workerData as { codeCache?: Uint8Array | null }).codeCache;
   if (data) loadCached(FULL, '', data);
   else require(FULL);
 } else bin();
 
 /** The bin's run: the warm entry, else the full CLI. */
 function bin(): void {
-  const write = (b: Uint8Array | string) =>
-    new Promise<void>((ok, fail) => {
-      // Backpressure on a pipe; a write error (EPIPE: `| head`) ends the run quietly, as the full CLI does.
-      if (process.stdout.write(b, (e) => (e ? fail(e) : undefined))) ok();
-      else process.stdout.once('drain', ok);
-    });
-
   // Entries carry the identity of the bundle that writes them (the full one), not of this one.
   useCodeOf(FULL);
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
   const cacheDir = defaultCacheDir(process.env);
   warmJson(process.argv.slice(2), {
     cwd: process.cwd(),
     env: process.env,
     cacheDir,
-    sink: { line: (t) => write(`${t}\n`), bytes: write },
+    sink: { line: (t) => write(Buffer.from(`${t}\n`)), bytes: write },
   }).then(
     (code) => {
       if (code === null) full(cacheDir);
@@ -68,4 +68,38 @@ function bin(): void {
       process.exitCode = 2;
     },
   );
+}
+
+/** Set once fd 1 refused a write (EAGAIN: a non-blocking pipe): the rest goes through process.stdout. */
+let viaStream = false;
+
+/**
+ * The warm entry's stdout: `writeSync` to fd 1, not process.stdout (whose stream classes cost
+ * ~10 ms CPU to load, and a warm run writes whole blocks). A pipe or file left non-blocking by
+ * another process (EAGAIN) falls back to process.stdout with its backpressure; EPIPE (`| head`)
+ * ends the run quietly, as the full CLI does.
+ */
+function write(b: Uint8Array): Promise<void> | void {
+  let at = 0;
+  while (!viaStream && at < b.length) {
+    try {
+      at += writeSync(1, b, at, b.length - at);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      if (code !== 'EAGAIN') throw e;
+      viaStream = true;
+      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        throw e;
+      });
+    }
+  }
+  if (at >= b.length) return;
+  // The stream may keep the chunk after this returns (the warm entry reuses its buffer): a copy.
+  const rest = Buffer.from(b.subarray(at));
+  return new Promise<void>((ok, fail) => {
+    if (process.stdout.write(rest, (e) => (e ? fail(e) : undefined))) ok();
+    else process.stdout.once('drain', ok);
+  });
 }

@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cachedOutput, copyBlock, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
+import { cachedOutput, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { CACHE_VERSION, code, identityWithRules, type RefIdentityFields } from '../cache/identity.js';
 import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from '../hosts/files.js';
 
@@ -154,11 +154,18 @@ function readManifest(cacheDir: string, paths: string[]): RunManifest | null {
   return m as RunManifest;
 }
 
-/** Where the warm entry writes: text (one line, the newline added) and bytes (as they are); both awaited (backpressure). */
+/**
+ * Where the warm entry writes: text (one line, the newline added) and bytes (as they are); both
+ * awaited (backpressure). A `bytes` chunk is valid only until the call returns or its promise
+ * resolves (one buffer is reused for every read): a sink that keeps it longer must copy it.
+ */
 export interface WarmSink {
   line: (text: string) => void | Promise<void>;
   bytes: (b: Uint8Array) => void | Promise<void>;
 }
+
+/** Bytes read per chunk when blocks are copied (one buffer for the whole run). */
+const COPY_CHUNK = 4 * 1024 * 1024;
 
 /**
  * Answers `analyze --json <path>…` from the caches when nothing changed (see the module comment):
@@ -181,10 +188,11 @@ export async function warmJson(argv: string[], o: { cwd: string; env: NodeJS.Pro
   }
   let sessions = 0;
   let unreadable = 0;
+  const buf = Buffer.allocUnsafeSlow(COPY_CHUNK);
   for (const out of outputs) {
     for (let i = 0; i < out.blocks.length; i++) {
       await o.sink.line(sessions === 0 ? DOC_START : `${SESSION_END},`);
-      await copyBlock(out, i, () => {}, o.sink.bytes);
+      await copyBlockInto(out, i, o.sink.bytes, buf);
       sessions++;
       if (out.blocks[i].unreadable) unreadable++;
     }

@@ -15,6 +15,7 @@ import type { SessionReport } from '../report/json.js';
 import { jsonText } from '../sanitize.js';
 import { renderSession, type RenderedSession } from './pipeline.js';
 import { releaseBetweenSessions, type NextSession } from '../memory.js';
+import { WORKER_ARG } from './workerarg.js';
 
 /**
  * A job for a worker: one ref, analyzed through the cache folder when given; `json`: reply with
@@ -110,7 +111,7 @@ export class WorkerPool {
   ) {
     for (let i = 0; i < size; i++) {
       const w = boot
-        ? new Worker(boot.script, { workerData: { prefixLensWorker: true, codeCache: boot.codeCache } })
+        ? new Worker(boot.script, { argv: [WORKER_ARG], workerData: { prefixLensWorker: true, codeCache: boot.codeCache } })
         : new Worker(__filename, { workerData: { prefixLensWorker: true } });
       const slot = { w, busy: 0 };
       w.on('message', (r: Reply) => {

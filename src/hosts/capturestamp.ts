@@ -4,7 +4,7 @@
  * cache stamp of what the join can look at. Node builtins only, so the CLI's warm entry
  * (src/cli/warm.ts) checks a cache identity without loading the parsers.
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defaultCaptureDir, folderName } from '../capture/store.js';
@@ -45,22 +45,44 @@ export function daysBetween(fromMs: number, toMs: number): string[] {
  * its first request and its transcript (or row) is last written after its last request; a body
  * saved after the analysis changes its folder's mtime. Null when no root exists.
  * @param startMs session start, ms since epoch (the transcript's first timestamp, OpenCode's
- *   `time_created`), or null
+ *   `time_created`), or null; or a function giving it, called (synchronously, before this
+ *   returns its promise) only when a root exists (the warm entry checks runs without any: no
+ *   scan of 64 KiB heads for timestamps then)
  */
-export async function captureStamp(id: string, mtimeMs: number, roots: string[], parentId: string | null = null, startMs: number | null = null): Promise<string | null> {
-  const from = Math.min(startMs ?? Infinity, mtimeMs - 86_400_000) - BEFORE_MS;
-  const days = daysBetween(from, mtimeMs + AFTER_MS);
+export async function captureStamp(
+  id: string,
+  mtimeMs: number,
+  roots: string[],
+  parentId: string | null = null,
+  startMs: number | null | (() => number | null) = null,
+): Promise<string | null> {
+  // Synchronous stats (a few directories; no thread-pool round trips), so `startMs` is read in the
+  // caller's tick (it may read a buffer the caller reuses).
+  let days: string[] | null = null;
   const parts: string[] = [];
   for (const root of roots) {
     // A root that does not exist has no folders (one stat instead of one per day: the live tail stamps every update).
-    if (!(await stat(root).catch(() => null))) continue;
+    if (!statOrNull(root)) continue;
+    if (!days) {
+      const start = typeof startMs === 'function' ? startMs() : startMs;
+      days = daysBetween(Math.min(start ?? Infinity, mtimeMs - 86_400_000) - BEFORE_MS, mtimeMs + AFTER_MS);
+    }
     const names = [folderName(id, 0), ...(parentId ? [folderName(parentId, 0)] : []), ...days];
     for (const n of names) {
-      const st = await stat(join(root, n)).catch(() => null);
+      const st = statOrNull(join(root, n));
       if (st) parts.push(`${root}/${n}:${st.mtimeMs}`);
     }
   }
   return parts.length ? parts.join('|') : null;
+}
+
+/** The stat of `p`, or null when it cannot be stat'ed (missing, not a folder on the way, no permission). */
+function statOrNull(p: string): { mtimeMs: number } | null {
+  try {
+    return statSync(p, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** ISO times in `"timestamp":"…"` members (Pi, Claude Code and Codex transcript lines). */
