@@ -70,9 +70,11 @@ export function outputFile(cacheDir: string, key: string): string {
  * @param opts.id the ref's identity now (results.ts identityOf, identity.ts identityWithRules); null: a miss
  */
 export async function cachedOutput(ref: Pick<SessionRef, 'key'>, opts: { cacheDir: string; id: Identity | null }): Promise<CachedOutput | null> {
-  const id = opts.id;
-  if (!id) return null;
-  const file = outputFile(opts.cacheDir, ref.key);
+  return opts.id ? cachedOutputAt(outputFile(opts.cacheDir, ref.key), opts.id) : null;
+}
+
+/** cachedOutput of the entry in `file` (outputFile) for identity `id`. */
+export function cachedOutputAt(file: string, id: Identity): CachedOutput | null {
   // Synchronous reads of the two small pieces (the warm entry checks ~40 entries in a row; no
   // thread-pool round trips, and node:fs/promises need not be loaded for it).
   try {

@@ -22,7 +22,8 @@ import { sessionReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 import { releaseBetweenSessions } from '../memory.js';
 import { entryFile, identityWithRules, rulesHash, sameIdentity, type Identity } from './identity.js';
-import { analyzePiWithState, continueReport, dropTail, loadTail, saveTail, savedReport, type TailBody } from './tail.js';
+import { cachedOutputAt } from './output.js';
+import { analyzePiWithState, blockReport, continueReport, dropTail, loadTail, saveTail, type TailBody } from './tail.js';
 
 export { defaultCacheDir, entryFile, sameIdentity, type Identity } from './identity.js';
 
@@ -41,6 +42,13 @@ export interface CacheOptions {
   analyze?: (ref: SessionRef, rules: ProviderRules) => Promise<SessionReport[]>;
   /** Called with 'hit' or 'miss' (statistics, tests). */
   onResult?: (kind: 'hit' | 'miss', ref: SessionRef) => void;
+  /**
+   * Set when the caller stores the ref's `--json` output entry (output.ts) under the identity the
+   * ref has now (the CLI's `analyze --json`): the reports are then not stored a second time as a
+   * result entry (a second serialization of every request); `lookup` reads them from the output
+   * entry.
+   */
+  reportsInOutput?: boolean;
   /**
    * Set when `analyze` reads a ref as `openRef(ref, { env })` and analyzes it with `rules` as
    * analyzeRefUncached does (the extension's worker): a Pi session without captured bodies under
@@ -81,7 +89,7 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
     const state = await loadTail(opts.cacheDir, ref.key);
     // The earlier requests' entries: the result entry saved with the state, or (after a `--json`
     // run that continued, which writes the output entry and the state) the output entry's.
-    const saved = state && ((await lookup(file, state.identity)) ?? (await savedReport(ref, opts.cacheDir, state).then((r) => (r ? [r] : null))));
+    const saved = state && (await lookup(file, state.identity));
     const c = state && saved?.length === 1 ? await continueReport(ref, state, saved[0], id, { rules }) : null;
     if (c) withState = { reports: [c.report], state: c.state };
   }
@@ -90,7 +98,7 @@ export async function analyzeRefCached(ref: SessionRef, opts: CacheOptions): Pro
   // The file may have changed while it was read: store only under the identity seen before and after.
   const after = id && (await identityOf(ref, rules));
   if (id && after && sameIdentity(after, id)) {
-    await store(file, id, reports);
+    if (!opts.reportsInOutput) await store(file, id, reports);
     if (withState?.state) await saveTail(opts.cacheDir, ref.key, { ...withState.state, identity: id });
     else if (stateful) await dropTail(opts.cacheDir, ref.key);
   }
@@ -112,9 +120,14 @@ async function continuableRef(ref: SessionRef, id: Identity | null, rules: Provi
  * Layout (one JSON value per line, so neither reading nor writing needs a string of a whole
  * session): the identity with `sessions: n`; then per session a line
  * `{"keys":[…],"report":{…without requests},"requests":m}` followed by its m requests.
- * A stale entry is rejected after its first line.
+ * A stale entry is rejected after its first line. Without a valid result entry, the reports are
+ * read from the output entry of `id` (reportsOfOutput), which `analyze --json` writes instead.
  */
 async function lookup(file: string, id: Identity): Promise<SessionReport[] | null> {
+  return (await lookupEntry(file, id)) ?? reportsOfOutput(file.replace(/\.json$/, '.out'), id);
+}
+
+async function lookupEntry(file: string, id: Identity): Promise<SessionReport[] | null> {
   try {
     const lines = readLines(file);
     const next = async (): Promise<unknown> => {
@@ -143,6 +156,23 @@ async function lookup(file: string, id: Identity): Promise<SessionReport[] | nul
   } catch {
     return null; // missing or corrupt: rewritten by the next analysis
   }
+}
+
+/**
+ * The reports an output entry (output.ts, in `file`) holds for identity `id`, or null (missing,
+ * stale, not laid out as JsonReportWriter writes it): each block parsed request by request
+ * (tail.ts blockReport), values as the result entry would hold them.
+ */
+async function reportsOfOutput(file: string, id: Identity): Promise<SessionReport[] | null> {
+  const out = cachedOutputAt(file, id);
+  if (!out) return null;
+  const reports: SessionReport[] = [];
+  for (let i = 0; i < out.blocks.length; i++) {
+    const r = await blockReport(out, i, out.blocks[i].requests);
+    if (!r) return null;
+    reports.push(r);
+  }
+  return reports;
 }
 
 /**

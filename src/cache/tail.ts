@@ -478,19 +478,19 @@ const REQUEST_END = /^ {8}\},?$/;
 const REQUESTS_CLOSE = /^ {6}\](,?)$/;
 
 /**
- * The session report a saved `--json` block holds (the block JsonReportWriter wrote: the
- * session's lines without its closing one), parsed request by request, so no string holds more
+ * The session report block `index` of an output entry holds (the block JsonReportWriter wrote:
+ * the session's lines without its closing one), parsed request by request, so no string holds more
  * than one request: JSON.parse of the pretty-printed text gives the values the report had (the
  * CLI's line escapes, sanitize.ts jsonText, are JSON escapes of the same characters).
  * @returns null when the block is not laid out so or does not hold `requests` requests
  */
-async function blockReport(out: CachedOutput, requests: number): Promise<SessionReport | null> {
+export async function blockReport(out: CachedOutput, index: number, requests: number): Promise<SessionReport | null> {
   const head: string[] = [];
   const list: unknown[] = [];
   let cur: string[] = [];
   let phase = 'head' as 'head' | 'requests' | 'rest';
   try {
-    await copyBlock(out, 0, (text) => {
+    await copyBlock(out, index, (text) => {
       for (const line of text.split('\n')) {
         if (phase === 'requests') {
           const close = REQUESTS_CLOSE.exec(line);
@@ -517,17 +517,6 @@ async function blockReport(out: CachedOutput, requests: number): Promise<Session
   } catch {
     return null;
   }
-}
-
-/**
- * The report a ref's output entry holds for the state's identity (blockReport), for the result
- * cache's continuation when its own entry is older than the state: a `--json` run that continued
- * wrote the output entry and the state, not the result entry.
- */
-export async function savedReport(ref: Pick<SessionRef, 'key'>, cacheDir: string, state: TailState): Promise<SessionReport | null> {
-  const out = await cachedOutput(ref, { cacheDir, id: state.identity });
-  if (!out || out.blocks.length !== 1 || out.blocks[0].requests !== state.judge.count || out.blocks[0].unreadable) return null;
-  return blockReport(out, state.judge.count);
 }
 
 /** Lines of a session's `--json` block as JsonReportWriter writes them (pipeline.ts sessionJsonLines, here to avoid a cycle). */

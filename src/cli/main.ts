@@ -319,7 +319,8 @@ async function run(
   // Results are cached per session file ($XDG_CACHE_HOME/prefix-lens); --no-cache reads everything.
   const cacheDir = defaultCacheDir(process.env);
   const noCache = args.values['no-cache'] === true;
-  const analyzeRef = noCache ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir });
+  // --json stores each analyzed ref's output entry: its reports are read from there (results.ts), not stored twice.
+  const analyzeRef = noCache ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir, reportsInOutput: json !== null });
   // --json: a ref whose printed bytes are cached is copied; the identity seen before a miss's
   // analysis is the one its output is stored under (only if the file still has it afterwards).
   const before = new Map<string, Identity>();
@@ -346,8 +347,8 @@ async function run(
     : undefined;
   // Several sessions: analyzed in worker threads, written here in order.
   let pool: WorkerPool | undefined;
-  const parallel = (refs: number) => {
-    const n = workerCount(refs);
+  const parallel = (refs: number, bytes: readonly number[]) => {
+    const n = workerCount(refs, process.env, bytes);
     if (n < 1) return undefined;
     // Hits are answered here; the workers start with the first miss.
     const start = () => (pool ??= new WorkerPool(n, noCache ? null : cacheDir));
@@ -402,7 +403,7 @@ async function run(
             return 2;
           }
           if (json) {
-            await json.session(s, entry ? (t) => entry.text(t) : undefined, jsonText);
+            await json.session(s, entry ? (t) => entry.text(t) : undefined, jsonText, entry ? (b) => entry.bytes(b) : undefined);
             entry?.endSession(s.requests.length, unreadable(s));
           } else if (html?.toStdout) continue;
           else {

@@ -32,12 +32,12 @@ export interface PipelineOptions {
    */
   analyzeRef?: (ref: SessionRef) => Promise<SessionReport[]>;
   /**
-   * Parallel analysis for an input of `refs` sessions (e.g. a worker pool), or undefined to stay
-   * sequential: up to `ahead` refs are analyzed ahead of the one being yielded, as long as the
+   * Parallel analysis for an input of `refs` sessions of `bytes` each (budget.ts refBytes; e.g. a
+   * worker pool), or undefined to stay sequential: up to `ahead` refs are analyzed ahead of the one being yielded, as long as the
    * refs in flight hold no more bytes together than the input's largest ref (ByteBudget).
    * `analyze` gets the ref's bytes and the largest's, for the collection before it (memory.ts).
    */
-  parallel?: (refs: number) => { analyze: (ref: SessionRef, next: NextSession) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
+  parallel?: (refs: number, bytes: readonly number[]) => { analyze: (ref: SessionRef, next: NextSession) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
 }
 
 /** The report entry of one read session (analysis + phux context stream). */
@@ -130,9 +130,9 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
         continue;
       }
       const todo = refs.filter((r) => !seen.has(r.key) && seen.add(r.key));
-      const par = todo.length > 1 ? opts.parallel?.(todo.length) : undefined;
-      // A window of analyses in flight, within the byte budget; results are yielded in ref order.
       const bytes = refBytes(todo);
+      const par = todo.length > 1 ? opts.parallel?.(todo.length, bytes) : undefined;
+      // A window of analyses in flight, within the byte budget; results are yielded in ref order.
       let largest = 0;
       for (const b of bytes) if (b > largest) largest = b;
       const run = async (ref: SessionRef, b: number): Promise<RefResult> => {
@@ -247,23 +247,36 @@ export class JsonReportWriter {
 
   /**
    * Adds one session. `tee` receives the session's text except its closing line (each line with
-   * its newline): what the output cache stores (cache/output.ts).
+   * its newline): what the output cache stores (cache/output.ts); `teeBytes`, when given and the
+   * writer has a bytes sink, the same as the UTF-8 bytes written there instead. With a bytes sink
+   * each chunk is encoded once, here, for stdout and the entry (before, the stdout stream encoded
+   * it and the entry's file stream again).
    * @param transform applied to each line before it is written (the CLI's jsonText)
    */
-  async session(s: SessionReport, tee?: (text: string) => void, transform: (line: string) => string = (l) => l): Promise<void> {
+  async session(s: SessionReport, tee?: (text: string) => void, transform: (line: string) => string = (l) => l, teeBytes?: (bytes: Uint8Array) => void): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
     let buf: string[] = [];
     let chars = 0;
     let prev: string | null = null;
+    const asBytes = this.writeBytes ?? null;
     const flush = async () => {
       if (!buf.length) return;
+      // The chunk's lines each with their newline (the sink adds none to bytes).
+      buf.push('');
       const text = buf.join('\n');
       buf = [];
       chars = 0;
-      tee?.(`${text}\n`);
-      await this.write(text);
+      if (asBytes) {
+        const b = Buffer.from(text, 'utf8');
+        if (teeBytes) teeBytes(b);
+        else tee?.(text);
+        await asBytes(b);
+        return;
+      }
+      tee?.(text);
+      await this.write(text.slice(0, -1));
     };
     for (const line of sessionJsonLines(s, '    ')) {
       if (prev !== null) {

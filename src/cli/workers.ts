@@ -64,7 +64,8 @@ export function workerMain(): void {
   parentPort!.on('message', (job: Job) => {
     // Before a large session, the garbage of the ones before it is collected (memory.ts).
     releaseBetweenSessions(job.next);
-    const run = job.cacheDir ? analyzeRefCached(job.ref, { cacheDir: job.cacheDir }) : analyzeRefUncached(job.ref);
+    // --json: the main thread stores the output entry, which holds the reports (no result entry too).
+    const run = job.cacheDir ? analyzeRefCached(job.ref, { cacheDir: job.cacheDir, reportsInOutput: job.json === true }) : analyzeRefUncached(job.ref);
     void run
       .then(
         async (reports) => {
@@ -84,15 +85,45 @@ export function workerMain(): void {
 }
 
 /**
- * Number of workers for `refs` sessions: none for one session or one core, else one per core
- * (at most 4: each holds a session; the main thread only writes). `PREFIX_LENS_WORKERS` overrides
- * (0 = analyze in the main thread).
+ * Bytes of sessions besides the largest (which one thread analyzes anyway) per worker, below which
+ * the worker is not started: a worker is a new V8 isolate that pays Node's bootstrap, the bundle
+ * (from the main thread's V8 data), the JIT warm-up of every hot function and a heap of its own
+ * (~0.2–0.3 s CPU each on the development machine, CPU profiles), while the analysis runs at
+ * ~5–6 MiB/s CPU there: below ~4 MiB to overlap, the workers cost more CPU than they save wall time.
  */
-export function workerCount(refs: number, env: NodeJS.ProcessEnv = process.env): number {
+export const BYTES_PER_WORKER = 4 * 1024 * 1024;
+
+/**
+ * Number of workers for `refs` sessions: none for one session or one core, else one per core (at
+ * most 4: each holds a session; the main thread only writes), and with the refs' `bytes` (their
+ * sizes, budget.ts refBytes) see workersFor. `PREFIX_LENS_WORKERS` overrides (0 = analyze in the
+ * main thread). From sources (tsx, tests) none.
+ */
+export function workerCount(refs: number, env: NodeJS.ProcessEnv = process.env, bytes?: readonly number[]): number {
   const forced = env.PREFIX_LENS_WORKERS;
   if (forced !== undefined && /^\d+$/.test(forced)) return Math.min(Number(forced), refs);
-  if (refs < 2 || !__filename.endsWith('.js')) return 0;
-  return Math.min(refs, Math.max(0, Math.min(4, availableParallelism())));
+  if (!__filename.endsWith('.js')) return 0;
+  return workersFor(availableParallelism(), refs, bytes);
+}
+
+/**
+ * The worker rule of workerCount on `cores` cores: min(refs, cores, 4), and with `bytes` at most
+ * one more than the bytes besides the largest session hold BYTES_PER_WORKER; none below 2 (a small
+ * input, or one large session with small ones, is analyzed in the main thread).
+ */
+export function workersFor(cores: number, refs: number, bytes?: readonly number[]): number {
+  if (refs < 2) return 0;
+  let n = Math.min(refs, Math.max(0, Math.min(4, cores)));
+  if (bytes) {
+    let total = 0;
+    let largest = 0;
+    for (const b of bytes) {
+      total += b;
+      if (b > largest) largest = b;
+    }
+    n = Math.min(n, 1 + Math.floor((total - largest) / BYTES_PER_WORKER));
+  }
+  return n < 2 ? 0 : n;
 }
 
 /** A fixed set of analysis workers; jobs go to the least busy one. */

@@ -61,6 +61,37 @@ describe('output cache (--json bytes as printed)', () => {
     assert.equal((await run(LONG, 'test/fixtures/pi/main')).out, two.out);
   });
 
+  it('a --json run stores each report once (the output entry); text mode and --html read them from it as from a fresh analysis', async function () {
+    this.timeout(60_000);
+    const text = async (...args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(['analyze', ...args], (s) => out.push(s), (s) => err.push(s), process.cwd());
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const resultFiles = () => readdirSync(join(dir, 'xdg/prefix-lens/v2')).filter((f) => f.endsWith('.json'));
+    const freshText = await text('--no-cache', 'test/fixtures');
+    const freshHtml = await text('--no-cache', '--html', '-', 'test/fixtures');
+    assert.equal((await run('test/fixtures')).code, 0);
+    assert.equal(outFiles().length, 27);
+    assert.deepEqual(resultFiles(), [], 'no result entry besides the output entries');
+    // Every ref is a hit from its output entry: nothing analyzed, so nothing stored.
+    const warmText = await text('test/fixtures');
+    assert.equal(warmText.out, freshText.out);
+    assert.equal(warmText.code, freshText.code);
+    assert.equal((await text('--html', '-', 'test/fixtures')).out, freshHtml.out);
+    assert.deepEqual(resultFiles(), []);
+    // A stale output entry is not read: the grown file is analyzed (and, in text mode, stored as a result entry).
+    const file = join(dir, 'session.jsonl');
+    copyFileSync(join(LONG, readdirSync(LONG)[0]), file);
+    await run(file);
+    assert.deepEqual(resultFiles(), []);
+    appendFileSync(file, '{"type":"custom","customType":"note","data":{},"id":"ffff0002","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}\n');
+    const grown = await text(file);
+    assert.equal(grown.out, (await text('--no-cache', file)).out);
+    assert.equal(resultFiles().length, 1);
+  });
+
   it('a grown file is analyzed again (its new request printed) and its entry rewritten', async () => {
     const file = join(dir, 'session.jsonl');
     copyFileSync(join(LONG, readdirSync(LONG)[0]), file);

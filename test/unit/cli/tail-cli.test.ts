@@ -143,11 +143,22 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
       return { code, text: out.join('\n') };
     };
     // The first test's last run was a `--json` continuation: it wrote the output entry and the
-    // state, not the result entry. A text run continues from the output entry's requests.
+    // state, not the result entry. The file has not changed since: a text run takes the reports
+    // from the output entry (results.ts lookup), a hit, nothing continued or stored.
+    const v2 = join(dir, 'xdg', 'prefix-lens', 'v2');
+    const resultEntries = () => readdirSync(v2).filter((f) => f.endsWith('.json')).length;
     const n00 = tail.continuedRuns;
+    const entries0 = resultEntries();
     const afterJson = await text(input);
-    assert.equal(tail.continuedRuns, n00 + 1, `text mode after a --json continuation continued (${tail.lastMiss})`);
+    assert.equal(tail.continuedRuns, n00, 'a hit, not a continuation');
+    assert.equal(resultEntries(), entries0, 'a hit stores nothing');
     assert.equal(afterJson.text, (await text('--no-cache', input)).text);
+    // A text run after an append: no result entry for the state, continued from the output entry's requests.
+    appendFileSync(big, oneMoreRequest(big, 29));
+    const n01 = tail.continuedRuns;
+    const afterAppend = await text(input);
+    assert.equal(tail.continuedRuns, n01 + 1, `text mode after a --json run continued (${tail.lastMiss})`);
+    assert.equal(afterAppend.text, (await text('--no-cache', input)).text);
     // A text run after an append: the result entry missed, continued from the state saved with it.
     appendFileSync(big, oneMoreRequest(big, 30));
     const n0 = tail.continuedRuns;
