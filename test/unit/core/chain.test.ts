@@ -25,6 +25,21 @@ describe('prefix chains', () => {
     assert.equal(tail.hashHex, h2.toString('hex'));
     assert.equal(tail.shortHash, h2.toString('hex').slice(0, 12));
     assert.equal(tail.bytesThrough, 3);
+    // The short form from the digest alone (before any full hex was made) is the full hex's first 12 digits.
+    const fresh = chainOf([block('a'), block('bc')])!;
+    assert.equal(fresh.shortHash, h2.toString('hex').slice(0, 12));
+    assert.equal(fresh.prev!.shortHash, h1.toString('hex').slice(0, 12));
+  });
+
+  it('short hashes are the first 12 hex digits of the full hash, for any block bytes', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { minLength: 1, maxLength: 8 }), (parts) => {
+        const mk = () => chainOf(parts.map((p, i) => ({ segment: 'messages', item: i, path: `messages[${i}]`, bytes: p }) as Block))!;
+        const short = mk().shortHash;
+        assert.match(short, /^[0-9a-f]{12}$/);
+        assert.equal(short, mk().hashHex.slice(0, 12));
+      }),
+    );
   });
 
   it('finds the common depth of content-equal chains built from different nodes', () => {
