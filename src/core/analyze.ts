@@ -382,7 +382,8 @@ export class SessionJudge {
         // prefix re-bills only what the request sends again after it (core/rebill.ts): the read
         // it would have had with the changed item sent as before, not its new tokens.
         const full = a.verdict === 'break' && !alive(best) ? 0 : entryFull(lin, best, tokensAt);
-        const could = a.verdict === 'break' && bp !== null && a.break === bp ? Math.min(full, resumedRead(lin, best, req.tail, bp, tokensAt)) : full;
+        // At least what the cache held before the change (the expected read) when the request read less.
+        const could = a.verdict === 'break' && bp !== null && a.break === bp ? Math.max(a.expectedRead ?? 0, Math.min(full, resumedRead(lin, best, req.tail, bp, tokensAt))) : full;
         const read = a.observedRead ?? a.expectedRead ?? 0;
         a.lostTokens = bounded(req, could - read);
         a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);

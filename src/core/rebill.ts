@@ -22,6 +22,12 @@ import type { BlockNode } from './chain.js';
  */
 export const RESUME_BLOCKS = 4096;
 
+/** Most items set aside on each side at one difference. */
+export const SKIP_ITEMS = 8;
+
+/** Block comparisons one walk may make before it stops where it is (a bound on the work per break). */
+const COMPARE_BUDGET = 20_000;
+
 /**
  * Depth (blocks, in the entry's chain) through which `request` shares `entry` once the items
  * that differ are set aside one at a time: at each difference (the first at depth `common + 1`)
@@ -37,24 +43,50 @@ export function resumedDepth(entry: BlockNode, request: BlockNode, common: numbe
   let e = common;
   let r = common;
   let steps = 0;
-  while (e < entry.depth && r < request.depth) {
-    if (sameBlock(entry.at(e + 1)!, request.at(r + 1)!)) {
+  let budget = COMPARE_BUDGET;
+  const same = (x: number, y: number) => (budget--, sameBlock(entry.at(x)!, request.at(y)!));
+  while (e < entry.depth && r < request.depth && budget > 0) {
+    if (same(e + 1, r + 1)) {
       e++;
       r++;
       if (++steps >= RESUME_BLOCKS) return entry.depth;
       continue;
     }
-    const e0 = itemEnd(entry, e + 1);
-    const r0 = itemEnd(request, r + 1);
-    // Edited in place (one item for one), inserted (a new item in the request), removed (an item gone from it).
-    const next = ([[e0, r0], [e, r0], [e0, r]] as Array<[number, number]>).find(
-      ([x, y]) => x < entry.depth && y < request.depth && sameBlock(entry.at(x + 1)!, request.at(y + 1)!),
-    );
+    const next = resync(entry, request, e, r, same);
     if (!next) break;
     [e, r] = next;
   }
   // A skip is taken only when the next blocks are equal, so `e` ends an equal run (or is `common`).
   return e;
+}
+
+/**
+ * Where the chains are equal again after the items that differ at (e + 1, r + 1) are set aside:
+ * the depths before the next equal blocks, with the fewest items skipped on the busier side (an
+ * edit in place before an insertion or removal), or null when none within SKIP_ITEMS items does.
+ */
+function resync(entry: BlockNode, request: BlockNode, e: number, r: number, same: (x: number, y: number) => boolean): [number, number] | null {
+  const ends = (chain: BlockNode, from: number): number[] => {
+    const out = [from];
+    while (out.length <= SKIP_ITEMS && out.at(-1)! < chain.depth) out.push(itemEnd(chain, out.at(-1)! + 1));
+    return out;
+  };
+  const ee = ends(entry, e);
+  const rr = ends(request, r);
+  // The fewest items on the busier side first; among those, an edit in place (as many on each side) first.
+  for (let m = 1; m <= SKIP_ITEMS; m++) {
+    const pairs: Array<[number, number]> = [[m, m]];
+    for (let k = m - 1; k >= 0; k--) pairs.push([k, m], [m, k]);
+    for (const [i, j] of pairs) {
+      const x = ee[i];
+      const y = rr[j];
+      if (x === undefined || y === undefined || x >= entry.depth || y >= request.depth || !same(x + 1, y + 1)) continue;
+      // More than one item on a side: the next block must be equal too (or a chain ends there).
+      if (m > 1 && x + 1 < entry.depth && y + 1 < request.depth && !same(x + 2, y + 2)) continue;
+      return [x, y];
+    }
+  }
+  return null;
 }
 
 /** Depth of the last block of the item (segment and index) the block at `depth` belongs to. */

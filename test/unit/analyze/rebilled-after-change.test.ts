@@ -47,6 +47,26 @@ describe('re-billed tokens of a break', () => {
     assert.equal(u.cacheRead + u.cacheWrite, 1616);
   });
 
+  it('a break re-bills at least what the cache held before the change and the request did not read (expected − observed), on a generated Pi session', async function () {
+    this.timeout(60_000);
+    const { writeSession } = await import('../../../scripts/bench/corpus.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-rebill-'));
+    try {
+      const file = join(dir, 's.jsonl');
+      await writeSession(file, { bytes: 2_000_000, seed: 7, id: '019a0000-0000-7000-8000-00000000f100', cwd: '/home/dev/f', startMs: Date.UTC(2026, 10, 5) });
+      const a = analyzeSession(await readPiSession(file));
+      const breaks = a.requests.filter((r) => r.verdict === 'break' && r.break!.segment !== 'head');
+      // #346, #688, #700 read nothing of an entry the judge expected to serve: all of it is re-billed (it was 6,561 / 63,296 / 65,216).
+      assert.deepEqual([346, 688, 700].map((i) => [a.requests[i - 1].expectedRead, a.requests[i - 1].observedRead, a.requests[i - 1].lostTokens]), [[48417, 0, 48417], [70656, 0, 70656], [73664, 0, 73664]]);
+      const paid = (r: (typeof breaks)[number]) => r.request.usage!.uncached + r.request.usage!.cacheWrite;
+      assert.deepEqual(breaks.filter((r) => r.lostTokens < Math.min((r.expectedRead ?? 0) - (r.observedRead ?? 0), paid(r))).map((r) => r.request.index), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('resumedDepth: the entry depth the request shares once the changed items are set aside', () => {
     const S = block('system', 0, 'You are a coding agent.');
     const T0 = block('tools', 0, '{"name":"read"}');
@@ -70,6 +90,20 @@ describe('re-billed tokens of a break', () => {
       const e = chain(S, T0, M(0, 'hello'), M(1, 'hi'));
       const req = chain(block('system', 0, 'You are a coding agent. Grep is active.'), T0, block('tools', 1, '{"name":"grep"}'), M(0, 'hello'), M(1, 'hi'));
       assert.equal(resumedDepth(e, req, 0), 4);
+    });
+
+    it('a change over several items (two tools added, two system blocks edited, two messages dropped): the blocks after them still align', () => {
+      const S1 = block('system', 1, 'Be brief.');
+      const e = chain(T0, T1, S, S1, M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
+      const twoTools = chain(T0, T1, block('tools', 2, '{"name":"mcp_a"}'), block('tools', 3, '{"name":"mcp_b"}'), S, S1, M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
+      assert.equal(resumedDepth(e, twoTools, 2), 8);
+      const twoSystem = chain(T0, T1, block('system', 0, 'You are a careful agent.'), block('system', 1, 'Be thorough.'), M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
+      assert.equal(resumedDepth(e, twoSystem, 2), 8);
+      const twoDropped = chain(T0, T1, S, S1, M(2, 'read a.txt'), M(3, 'done'));
+      assert.equal(resumedDepth(e, twoDropped, 4), 8);
+      // One short block that recurs does not resync a replaced history: two equal blocks in a row are needed.
+      const recurring = chain(T0, T1, S, S1, M(0, 'A summary'), M(1, 'next'), M(2, 'hi'), M(3, 'something else'));
+      assert.equal(resumedDepth(e, recurring, 4), 4);
     });
 
     it('a history replaced by a summary, or another branch: nothing past the change (the depth of the shared prefix)', () => {
