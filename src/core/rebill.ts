@@ -74,7 +74,10 @@ function resync(entry: BlockNode, request: BlockNode, e: number, r: number, same
   const ee = ends(entry, e);
   const rr = ends(request, r);
   // The fewest items on the busier side first; among those, an edit in place (as many on each side) first.
-  for (let m = 1; m <= SKIP_ITEMS; m++) {
+  // In the messages several items changed at once are a rewritten history (a compaction, a branch):
+  // what follows is new to the cache, so there one item at most is set aside.
+  const inMessages = entry.at(e + 1)!.block.segment === 'messages' || request.at(r + 1)!.block.segment === 'messages';
+  for (let m = 1; m <= (inMessages ? 1 : SKIP_ITEMS); m++) {
     const pairs: Array<[number, number]> = [[m, m]];
     for (let k = m - 1; k >= 0; k--) pairs.push([k, m], [m, k]);
     for (const [i, j] of pairs) {

@@ -92,7 +92,7 @@ describe('re-billed tokens of a break', () => {
       assert.equal(resumedDepth(e, req, 0), 4);
     });
 
-    it('a change over several items (two tools added, two system blocks edited, two messages dropped): the blocks after them still align', () => {
+    it('a change over several tools or system items (two tools added, two system blocks edited): the blocks after them still align; two messages dropped end the run (a rewritten history)', () => {
       const S1 = block('system', 1, 'Be brief.');
       const e = chain(T0, T1, S, S1, M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
       const twoTools = chain(T0, T1, block('tools', 2, '{"name":"mcp_a"}'), block('tools', 3, '{"name":"mcp_b"}'), S, S1, M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
@@ -100,10 +100,11 @@ describe('re-billed tokens of a break', () => {
       const twoSystem = chain(T0, T1, block('system', 0, 'You are a careful agent.'), block('system', 1, 'Be thorough.'), M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
       assert.equal(resumedDepth(e, twoSystem, 2), 8);
       const twoDropped = chain(T0, T1, S, S1, M(2, 'read a.txt'), M(3, 'done'));
-      assert.equal(resumedDepth(e, twoDropped, 4), 8);
-      // One short block that recurs does not resync a replaced history: two equal blocks in a row are needed.
-      const recurring = chain(T0, T1, S, S1, M(0, 'A summary'), M(1, 'next'), M(2, 'hi'), M(3, 'something else'));
-      assert.equal(resumedDepth(e, recurring, 4), 4);
+      assert.equal(resumedDepth(e, twoDropped, 4), 4);
+      // Three tools added and a system block edited: both set aside.
+      const S0b = block('system', 0, 'You are a coding agent, v2.');
+      const mixed = chain(T0, T1, block('tools', 2, '{"name":"a"}'), block('tools', 3, '{"name":"b"}'), block('tools', 4, '{"name":"c"}'), S0b, S1, M(0, 'hello'), M(1, 'hi'), M(2, 'read a.txt'), M(3, 'done'));
+      assert.equal(resumedDepth(e, mixed, 2), 8);
     });
 
     it('a history replaced by a summary, or another branch: nothing past the change (the depth of the shared prefix)', () => {
