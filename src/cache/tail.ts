@@ -322,7 +322,7 @@ function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibr
  */
 export async function analyzePiWithState(ref: SessionRef, opts: TailOptions = {}): Promise<{ reports: SessionReport[]; state: TailBody | null } | null> {
   const rules = opts.rules ?? defaultRules;
-  let live: PiLiveSession | null = await PiLiveSession.open(ref.path);
+  let live: PiLiveSession | null = await PiLiveSession.open(ref.path, { once: true });
   let size: number;
   try {
     const fh = await open(ref.path, 'r');

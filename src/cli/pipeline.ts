@@ -83,7 +83,7 @@ export async function renderSession(s: SessionReport, transform: (line: string) 
   const encoder = new TextEncoder();
   const w = new JsonReportWriter(() => {});
   // The writer's own start line is not part of the block; only the tee sees the session's text.
-  await w.session(s, (text) => chunks.push(encoder.encode(text)), transform);
+  await w.session(s, (text) => void chunks.push(encoder.encode(text)), transform);
   return { chunks, requests: s.requests.length, unreadable: unreadable(s) };
 }
 
@@ -253,7 +253,7 @@ export class JsonReportWriter {
    * it and the entry's file stream again).
    * @param transform applied to each line before it is written (the CLI's jsonText)
    */
-  async session(s: SessionReport, tee?: (text: string) => void, transform: (line: string) => string = (l) => l, teeBytes?: (bytes: Uint8Array) => void): Promise<void> {
+  async session(s: SessionReport, tee?: (text: string) => void | Promise<void>, transform: (line: string) => string = (l) => l, teeBytes?: (bytes: Uint8Array) => void | Promise<void>): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
@@ -268,14 +268,15 @@ export class JsonReportWriter {
       const text = buf.join('\n');
       buf = [];
       chars = 0;
+      // Both sinks are awaited (backpressure): a slow one must not make the other's text queue.
       if (asBytes) {
         const b = Buffer.from(text, 'utf8');
-        if (teeBytes) teeBytes(b);
-        else tee?.(text);
+        if (teeBytes) await teeBytes(b);
+        else await tee?.(text);
         await asBytes(b);
         return;
       }
-      tee?.(text);
+      await tee?.(text);
       await this.write(text.slice(0, -1));
     };
     for (const line of sessionJsonLines(s, '    ')) {
@@ -297,20 +298,20 @@ export class JsonReportWriter {
    * as bytes. With a bytes sink the chunks are written as they are (not decoded here and encoded
    * again by the sink).
    */
-  async rendered(r: RenderedSession, tee?: (text: string) => void, teeBytes?: (bytes: Uint8Array) => void): Promise<void> {
+  async rendered(r: RenderedSession, tee?: (text: string) => void | Promise<void>, teeBytes?: (bytes: Uint8Array) => void | Promise<void>): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
     const decoder = new TextDecoder();
     for (const c of r.chunks) {
       if (this.writeBytes) {
-        if (teeBytes) teeBytes(c);
-        else tee?.(decoder.decode(c));
+        if (teeBytes) await teeBytes(c);
+        else await tee?.(decoder.decode(c));
         await this.writeBytes(c);
         continue;
       }
       const text = decoder.decode(c);
-      tee?.(text);
+      await tee?.(text);
       // A chunk is whole lines, each with its newline; the sink adds the last one.
       await this.write(text.slice(0, -1));
     }

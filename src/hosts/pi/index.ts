@@ -10,7 +10,7 @@
 import { basename } from 'node:path';
 import type { Session } from '../../core/model.js';
 import { readPiFile } from './read.js';
-import { reconstructRequests, transcriptEvents } from './normalize.js';
+import { branchPoints, PiEncoder, reconstructRequests, transcriptEvents } from './normalize.js';
 import { wireRequests } from './wire.js';
 import { compactChains } from '../../core/wire.js';
 import { sourceLabel, type RequestSource } from '../wirematch.js';
@@ -43,7 +43,8 @@ export interface ReadPiOptions {
  */
 export async function readPiSession(file: string, opts: ReadPiOptions = {}): Promise<Session> {
   const read = await readPiFile(file);
-  const recon = reconstructRequests(read);
+  // The whole tree is known: the encoder keeps only the states a later request can start from.
+  const recon = reconstructRequests(read, new PiEncoder({ branches: branchPoints(read.entries) }));
   const diagnostics = [...read.diagnostics];
   let requests = recon.requests;
   if (opts.requestsDir) {

@@ -19,7 +19,7 @@ import { openRegular } from '../files.js';
 import { parseJsonLine, readLines } from '../lines.js';
 import type { TranscriptEvent } from '../../core/model.js';
 import type { BlockNode } from '../../core/chain.js';
-import { PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
+import { branchPoints, PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
 import type { PiHeader } from './schema.js';
 import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, initialProcess, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
 
@@ -241,6 +241,12 @@ export class PiLiveSession {
   /** The caller checked that the file starts with what was read (RestoreOptions): the next update skips `continues`. */
   private checked = false;
 
+  /**
+   * Read once, not followed (open's `once`): after a full read the encoder keeps only the states
+   * a later request or the exported state can start from (normalize.ts PiEncoder `branches`).
+   */
+  private once = false;
+
   private constructor(readonly file: string) {}
 
   /** Byte offset just after the last consumed line. */
@@ -257,9 +263,14 @@ export class PiLiveSession {
    * Reads the whole file. Never throws for bad content (diagnostics, as readPiSession).
    * @param opts.holdBackLast leave the last complete line for the first `update` (the live
    *   analysis warms its continued path with it, src/live/session.ts)
+   * @param opts.once the session is analyzed and its state exported, not followed (cache/tail.ts):
+   *   the encoder then holds the states of the tree's branch points only, not one per entry; an
+   *   `update` after it still gives the same results, but may encode again from the nearest kept
+   *   state when the appended lines branch off an older entry
    */
-  static async open(file: string, opts: { holdBackLast?: boolean } = {}): Promise<PiLiveSession> {
+  static async open(file: string, opts: { holdBackLast?: boolean; once?: boolean } = {}): Promise<PiLiveSession> {
     const s = new PiLiveSession(file);
+    s.once = opts.once === true;
     let limit: number | undefined;
     if (opts.holdBackLast) {
       try {
@@ -301,6 +312,7 @@ export class PiLiveSession {
     }
     // A half-written line counts as a line for the empty-file check, as in a full read.
     this.read = buildPiRead(this.file, raws, this.lines + (this.pending ? 1 : 0), [], ignored, this.parts);
+    if (this.once) this.encoder = new PiEncoder({ branches: branchPoints(this.read.entries) });
     await this.remember();
   }
 

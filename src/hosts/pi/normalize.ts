@@ -308,16 +308,47 @@ export interface StoredEncState {
   last: { obj: Record<string, unknown>; item: number; role: string; origin?: string; before: number } | null;
 }
 
+/**
+ * The entries of a complete tree that more than one entry names as parent (branch points), in
+ * O(entries) time and a set of the size of the answer: an entry's first child in file order is
+ * usually the next entry, so only the other children are looked up.
+ */
+export function branchPoints(entries: readonly PiEntryRec[]): Set<PiEntryRec> {
+  const out = new Set<PiEntryRec>();
+  /** Parents of a child that is not the entry right after them. */
+  const distant = new Set<PiEntryRec>();
+  for (let i = 0; i < entries.length; i++) {
+    const p = entries[i].parent;
+    if (!p || entries[p.order] !== p || p.order === i - 1) continue;
+    // p also has another child: the entry right after it, or an earlier distant one.
+    if (entries[p.order + 1]?.parent === p || distant.has(p)) out.add(p);
+    else distant.add(p);
+  }
+  return out;
+}
+
 /** Per-session encoder with the persistent chain cache. */
 export class PiEncoder {
   private readonly headPlain: BlockNode;
   private readonly headCached: BlockNode;
   private readonly headStates = new Map<string, EncState>();
-  /** Memoized state after each entry, per encoding context key. */
+  /** Memoized state after each entry (see `branches`), per encoding context key. */
   private readonly states = new Map<string, Map<PiEntryRec, EncState>>();
   private readonly llm = new Map<PiEntryRec, LlmMessage | null>();
+  /**
+   * With the branch points of the whole tree (a full read, branchPoints), the memo keeps only
+   * the states a later request can start from: at branch points, at compactions, and at the end
+   * of the last walk through each line (dropped once a walk continues past it). Every entry's
+   * state is still computed exactly once, in the same order, so the chains are the same objects
+   * the full memo gives; the states of the other entries (one per entry and encoding context,
+   * with their pending lists and last wire message: ~57 MiB of the 100 MiB bench session) are
+   * garbage as soon as the walk moves on. Without it (a live tail, whose tree grows and may
+   * branch anywhere later) every state is kept.
+   */
+  private readonly branches: ReadonlySet<PiEntryRec> | null;
 
-  constructor() {
+  constructor(opts: { branches?: ReadonlySet<PiEntryRec> } = {}) {
+    this.branches = opts.branches ?? null;
     // One head per session; the Anthropic variant carries the cache_control Pi puts on the system
     // block and the last tool (same bytes, so the same hash).
     this.headPlain = new BlockNode(null, opaqueHeadBlock(HEAD_LABEL));
@@ -404,10 +435,13 @@ export class PiEncoder {
     const memo = this.memo(contextKey(ctx));
     const todo: PiEntryRec[] = [];
     let base: EncState | undefined;
+    const branches = this.branches;
     for (let r = rec; r; r = r.parent) {
       const hit = memo.get(r);
       if (hit) {
         base = hit;
+        // Continued past a line's end that is no branch point: no later walk stops there (see `branches`).
+        if (branches && todo.length > 0 && !branches.has(r) && r.entry?.type !== 'compaction') memo.delete(r);
         break;
       }
       if (r.entry?.type === 'compaction') {
@@ -421,7 +455,7 @@ export class PiEncoder {
     for (let i = todo.length - 1; i >= 0; i--) {
       const msg = this.llmOf(todo[i]);
       if (msg) s = this.step(s, msg, ctx);
-      memo.set(todo[i], s);
+      if (!branches || i === 0 || branches.has(todo[i])) memo.set(todo[i], s);
     }
     return s;
   }
