@@ -101,6 +101,8 @@ interface Entry {
 }
 
 interface Lineage {
+  /** Its key (lineageKey), the one string every request of the lineage keeps (not one each). */
+  key: string;
   family: ProviderFamily;
   minimum: number;
   recent: Entry[];
@@ -226,13 +228,14 @@ export class SessionJudge {
     const { model: tokenModel, rules, lineages } = this;
     const out = this.requests;
     const lastAgent = this.lastAgent;
-    const key = lineageKey(req);
+    let key = lineageKey(req);
     const base = ownGet(tokenModel.base, calibrationKey(req)) ?? 0;
     const tokensAt: TokensAt = (n, extraBytes = 0) => {
       const bytes = (n ? n.bytesThrough : 0) + extraBytes;
       return bytes > 0 ? Math.round(base + tokenModel.perByte * bytes) : 0;
     };
     let lin = lineages.get(key);
+    if (lin) key = lin.key;
     const family = lin?.family ?? familyFor(req.model, req.api, rules);
     const a = blank(req, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
@@ -246,7 +249,7 @@ export class SessionJudge {
     }
     fillHashes(a, req.tail);
     if (!lin) {
-      lin = { family, minimum: minimumTokens(family, req.model), recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: null };
+      lin = { key, family, minimum: minimumTokens(family, req.model), recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: null };
       lineages.set(key, lin);
     }
     lin.latest = this.latest;
@@ -482,7 +485,7 @@ export class SessionJudge {
     for (const l of state.lineages) {
       const family = rules.families.find((f) => f.id === l.family);
       if (!family) throw new Error(`family ${l.family} is not in the rules`);
-      const lin: Lineage = { family, minimum: l.minimum, recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: state.latest };
+      const lin: Lineage = { key: l.key, family, minimum: l.minimum, recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: state.latest };
       for (const e of l.recent) {
         const tail = nodeOf(e.tail);
         if (!tail) throw new Error(`entry #${e.req.index} has no chain`);

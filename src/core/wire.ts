@@ -8,6 +8,7 @@
  * Completions and Responses (https://platform.openai.com/docs/api-reference); as Pi and the
  * AI SDK send them (reference/pi.md §2, reference/opencode.md).
  */
+import { flat } from './flat.js';
 import type { Block, CacheBreakpoint, Segment } from './model.js';
 import { BLOCK_PARTS, COPY_BLOCK, type BlockNode, type BlockPart } from './chain.js';
 import { member, scanSpans, type Span } from './jsonspan.js';
@@ -286,10 +287,11 @@ export function messageBlocks(item: number, path: string, message: Record<string
   }
   pre += '"content":[';
   post += '}';
-  // Flat strings: the concatenations above are trees of pieces (a rope node per `+`), which a
-  // block would otherwise keep for the whole session.
-  pre = flat(pre);
-  post = flat(post);
+  // Flat and shared: the concatenations above are trees of pieces (a rope node per `+`), and
+  // most messages of a session have one of a few envelopes, which every block would otherwise
+  // keep a copy of for the whole session (~5 MiB of the 100 MiB bench session).
+  pre = envelope(pre);
+  post = envelope(post);
   const last = content.length - 1;
   const out: Block[] = [];
   const shown = Math.min(content.length, MAX_BLOCKS_PER_MESSAGE);
@@ -312,6 +314,22 @@ export function messageBlocks(item: number, path: string, message: Record<string
  * in every request that carries it.
  */
 export const MAX_BLOCKS_PER_MESSAGE = 1024;
+
+/** Envelope strings seen (flat), so equal ones are one string; bounded (an id in an envelope makes it unique). */
+const envelopes = new Map<string, string>();
+const ENVELOPES = 4096;
+/** Envelopes longer than this are not shared (characters). */
+const ENVELOPE_CHARS = 256;
+
+/** `s` flat, and the same string object as an equal envelope seen before. */
+function envelope(s: string): string {
+  if (s.length > ENVELOPE_CHARS) return flat(s);
+  const known = envelopes.get(s);
+  if (known !== undefined) return known;
+  if (envelopes.size >= ENVELOPES) envelopes.clear();
+  envelopes.set(s, flat(s));
+  return s;
+}
 
 /** Where a MessageBlock keeps its parts: its text is `HEAD + JSON.stringify(VALUE) + TAIL`. */
 const HEAD = Symbol('head');
@@ -336,15 +354,6 @@ const COMPACT = Symbol('compact');
 const COMPACT_CHARS = 512;
 const FIRST = Symbol('first');
 const LAST = Symbol('last');
-
-/**
- * `s` as one flat string: reading a character makes V8 flatten a concatenation in place, so the
- * pieces it was built from can be collected.
- */
-function flat(s: string): string {
-  if (s.length) s.charCodeAt(0);
-  return s;
-}
 
 interface Parts {
   [HEAD]: string;

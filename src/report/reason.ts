@@ -3,6 +3,7 @@
  * entry it was compared with, what changed, what was read and what it cost. Built from the
  * request's own report fields, so the webview shows it as it is and computes nothing.
  */
+import { flat } from '../core/flat.js';
 import type { RequestReport } from './json.js';
 
 /**
@@ -56,6 +57,11 @@ export function breakWhere(b: NonNullable<RequestReport['break']>): string {
  * expectedRead, lostTokens, costUSD, error, kind, sameAsPrevious.
  */
 export function verdictReason(r: RequestReport): string {
+  // Kept with the report (one per request): flat, not the ~10 rope nodes and pieces it is built from.
+  return flat(reasonText(r));
+}
+
+function reasonText(r: RequestReport): string {
   const vs = r.matched !== null ? ` request #${r.matched}` : ' the entry it matched';
   const cause = r.causes[0];
   switch (r.verdict) {

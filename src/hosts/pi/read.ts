@@ -385,8 +385,11 @@ function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): v
   for (const rec of entries) {
     if (rec.parentId !== null) {
       const p = byId.get(rec.parentId);
-      if (p && p.order < rec.order) rec.parent = p;
-      else {
+      if (p && p.order < rec.order) {
+        rec.parent = p;
+        // The same value as the parent's own id string (its map key): one string per entry, not two.
+        rec.parentId = p.id;
+      } else {
         diagnostics.push({
           file,
           line: rec.line,
