@@ -98,6 +98,12 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     return 2;
   }
   const s = candidates[0];
+  // A session that could not be read (a file that is not a session, an OpenCode id not in the database) says why.
+  const errors = s.diagnostics.filter((d) => d.severity === 'error');
+  if (!s.requests.length && errors.length) {
+    for (const d of errors) err(`prefix-lens diff: ${safe(d.file)}${d.line > 0 ? `:${d.line}` : ''}: ${safe(d.message)}`);
+    return 2;
+  }
   const req = s.requests.find((r) => r.index === index);
   // The judge's verdict on N and the request it compared N with (the default M).
   const judged = req ? analyzeSession(s).requests.find((a) => a.request.index === index) : undefined;

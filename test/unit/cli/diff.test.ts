@@ -49,6 +49,19 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.err, /usage: prefix-lens diff <path> <N>/);
     }
+    // A file that holds no session says why, with file and line.
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-diff-'));
+    try {
+      writeFileSync(join(dir, 'events.jsonl'), '{"x":1}\n');
+      const bad = await run(['diff', join(dir, 'events.jsonl'), '2']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /^prefix-lens diff: .*events\.jsonl:1: first line is not a Pi session header/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const folder = await run(['diff', 'test/fixtures/pi', '3']);
     assert.deepEqual([folder.code, folder.err], [2, 'prefix-lens diff: 2 sessions at test/fixtures/pi; name one with --session <id prefix>: 01a230ec-991a-7497-9a50-b9f4f6517541, 01a230ec-9a4e-7417-8af1-68d34234bdc8']);
     const picked = await run(['diff', 'test/fixtures/pi', '3', '--session', '01a230ec-9a4e']);
