@@ -156,15 +156,11 @@ async function grownRuns(big: string, env: Record<string, string>, cache: string
 }
 
 /**
- * `--only append`: the 100 MiB session, then `--rounds` appends of one request each through
- * `analyze --watch --json` (file event → its NDJSON line) and through LiveAnalysis.update.
+ * The append → verdict series on `big`: ROUNDS appends through `analyze --watch --json`, then
+ * ROUNDS through LiveAnalysis.update in this process (`pauseMs` between those); printed and
+ * returned, in ms.
  */
-async function onlyAppend(): Promise<void> {
-  await new Promise<void>((ok, fail) => execFile(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT }, (e) => (e ? fail(e) : ok())));
-  const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-'));
-  const big = join(dir, 'big-session.jsonl');
-  const bigW = await writeSession(big, { bytes: Number(values['big-mib']) * MiB, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
-  console.log(`big session: ${(bigW.bytes / MiB).toFixed(1)} MiB, ${bigW.requests} requests; rounds: ${ROUNDS}\n`);
+async function appendSeries(big: string, pauseMs: number): Promise<{ watchMs: number[]; libMs: number[] }> {
   const watchMs = await watchAppend(big, ROUNDS);
   console.log(`  analyze --watch (file event → NDJSON line): ${watchMs.map(f0).join(', ')} ms; median ${f0(median(watchMs))} ms`);
   const [ref] = await findSessions(big);
@@ -176,9 +172,23 @@ async function onlyAppend(): Promise<void> {
     const u = await live.update();
     libMs.push(performance.now() - t);
     if (u.added.length !== 1) throw new Error(`expected one new request, got ${u.added.length}`);
-    await new Promise((r) => setTimeout(r, 200));
+    if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
   }
   console.log(`  LiveAnalysis.update (in process):           ${libMs.map(f0).join(', ')} ms; median ${f0(median(libMs))} ms`);
+  return { watchMs, libMs };
+}
+
+/**
+ * `--only append`: the 100 MiB session, then `--rounds` appends of one request each through
+ * `analyze --watch --json` (file event → its NDJSON line) and through LiveAnalysis.update.
+ */
+async function onlyAppend(): Promise<void> {
+  await new Promise<void>((ok, fail) => execFile(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT }, (e) => (e ? fail(e) : ok())));
+  const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-'));
+  const big = join(dir, 'big-session.jsonl');
+  const bigW = await writeSession(big, { bytes: Number(values['big-mib']) * MiB, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
+  console.log(`big session: ${(bigW.bytes / MiB).toFixed(1)} MiB, ${bigW.requests} requests; rounds: ${ROUNDS}\n`);
+  await appendSeries(big, 200);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -253,19 +263,7 @@ async function main(): Promise<void> {
   console.log(`  peak RSS / session size: ${(coldBig.maxRssMiB / (bigW.bytes / MiB)).toFixed(2)}× (target < ~4×)`);
 
   console.log('\nappend one request to the 100 MiB session → its verdict:');
-  const watchMs = await watchAppend(big, ROUNDS);
-  console.log(`  analyze --watch (file event → NDJSON line): ${watchMs.map(f0).join(', ')} ms; median ${f0(median(watchMs))} ms`);
-  const [ref] = await findSessions(big);
-  const live = await LiveAnalysis.open(ref);
-  const libMs: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    appendFileSync(big, oneMoreRequest(big, 2000 + i));
-    const t = performance.now();
-    const u = await live.update();
-    libMs.push(performance.now() - t);
-    if (u.added.length !== 1) throw new Error(`expected one new request, got ${u.added.length}`);
-  }
-  console.log(`  LiveAnalysis.update (in process):           ${libMs.map(f0).join(', ')} ms; median ${f0(median(libMs))} ms`);
+  const { watchMs, libMs } = await appendSeries(big, 0);
   const grown = await grownRuns(big, env, cache);
   console.log(`  grown file, new CLI run (continued from the saved state): ${f0(grown.continued.wallMs)} ms wall, ${f0(grown.continued.cpuMs)} ms CPU, ${f0(grown.continued.maxRssMiB)} MiB`);
   console.log(`  the same with the state removed (full read):             ${f0(grown.full.wallMs)} ms wall, ${f0(grown.full.cpuMs)} ms CPU, ${f0(grown.full.maxRssMiB)} MiB`);
