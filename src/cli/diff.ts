@@ -10,31 +10,17 @@
  * Exit code: 0 printed (also when M's prefix is a prefix of N's: "no break", the added blocks
  * shown); 1 when the session has no request N or M; 2 usage error or unreadable input.
  */
-import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { analyzeSession } from '../core/analyze.js';
 import { familyFor } from '../core/rules.js';
 import type { Session } from '../core/model.js';
-import { openSessions } from '../hosts/open.js';
-import { openRef, resolveArg } from '../hosts/registry.js';
+import { sessionsAt } from './pipeline.js';
 import { compareRequests, comparisonLine } from '../report/requestText.js';
 import { safe } from '../sanitize.js';
 
 export const DIFF_USAGE = 'usage: prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]';
-
-/**
- * The sessions at `path` (with wire bodies from `requestsDir` when given), as `analyze` finds
- * them, and the ids of those the path names itself (one ref's own session, not its sub-agents).
- */
-async function sessionsAt(path: string, requestsDir: string | undefined): Promise<{ sessions: Session[]; named: Set<string> }> {
-  const refs = await resolveArg(path, { env: process.env, home: homedir() });
-  if (!refs.length) return { sessions: await openSessions(path, { requestsDir, env: process.env }), named: new Set() };
-  const sessions: Session[] = [];
-  for (const ref of refs) sessions.push(...(await openRef(ref, { requestsDir, env: process.env })));
-  return { sessions, named: new Set(refs.map((r) => r.id)) };
-}
 
 /**
  * Runs `diff`. `argv`: the arguments after `diff`. Writes the diff with `out` (one call per line,
@@ -81,7 +67,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   let found: { sessions: Session[]; named: Set<string> };
   try {
-    found = await sessionsAt(path, args.values.requests);
+    found = await sessionsAt(path, args.values.requests, process.env);
   } catch (e) {
     err(`prefix-lens diff: ${safe((e as Error).message)}`);
     return 2;

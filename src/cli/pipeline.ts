@@ -40,6 +40,21 @@ export interface PipelineOptions {
   parallel?: (refs: number, bytes: readonly number[]) => { analyze: (ref: SessionRef, next: NextSession) => Promise<SessionReport[] | { rendered: RenderedSession[] }>; ahead: number } | undefined;
 }
 
+/**
+ * The sessions at a CLI path, read in this thread (with wire bodies from `requestsDir` when
+ * given): each session the registry resolves the path to (any host, at any depth below a
+ * folder), else what the direct reader makes of it (with its diagnostics); `named`: the ids of the
+ * refs the path resolved to (a ref's own session, not its sub-agents).
+ * @throws Error for a path that does not exist
+ */
+export async function sessionsAt(path: string, requestsDir: string | undefined, env: NodeJS.ProcessEnv): Promise<{ sessions: Session[]; named: Set<string> }> {
+  const refs = await resolveArg(path, { env, home: homedir() });
+  if (!refs.length) return { sessions: await openSessions(path, { requestsDir, env }), named: new Set() };
+  const sessions: Session[] = [];
+  for (const ref of refs) sessions.push(...(await openRef(ref, { requestsDir, env })));
+  return { sessions, named: new Set(refs.map((r) => r.id)) };
+}
+
 /** The report entry of one read session (analysis + phux context stream). */
 export function reportOf(s: Session): SessionReport {
   return attachPhux(sessionReport(analyzeSession(s)), s);
@@ -115,10 +130,7 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       try {
         if (input.requests) {
           // Found as without --requests (any host, at any depth below a folder), each read with the bodies.
-          const named = await resolveArg(input.path, { env: opts.env, home: homedir() });
-          const sessions: Session[] = [];
-          if (named.length) for (const ref of named) sessions.push(...(await openRef(ref, { requestsDir: input.requests, env: opts.env })));
-          else sessions.push(...(await openSessions(input.path, { requestsDir: input.requests, env: opts.env })));
+          const { sessions } = await sessionsAt(input.path, input.requests, opts.env);
           yield { ref: null, reports: sessions.map(reportOf) };
           continue;
         }
