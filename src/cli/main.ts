@@ -40,7 +40,7 @@ PI-Desktop data dir ($PI_DESKTOP_DATA_DIR, ~/.pi-desktop), a folder of captured 
 (*.body.json), or any folder with sessions below it (e.g. ~/.claude, ~/.codex, Pi's agent dir);
 pi:<id prefix>, claude:<id prefix>, codex:<id prefix>, pidesktop:<id prefix> (alone = the
 newest session of that host),
-opencode:<sessionID>, botharness:<sessionId prefix> (botharness: = the newest). No path: the bundled
+opencode:<sessionID prefix> (alone = every session), botharness:<sessionId prefix> (botharness: = the newest). No path: the bundled
 example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).
 Pi, Claude Code and Codex sessions whose request bodies the capture proxy saved are analyzed in wire
 mode by themselves: the bodies are looked up in $XDG_STATE_HOME/prefix-lens/captures (--captures DIR:

@@ -2,7 +2,7 @@
  * Discover step: turns a CLI/extension argument into sessions by asking each host reader.
  * Accepts a Pi, Claude Code or Codex session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone
  * = the newest session), `claude:` / `codex:` prefixes (through the registry), an OpenCode data dir /
- * database / `opencode:<id>`, or a folder of captured bodies.
+ * database / `opencode:<id prefix>`, or a folder of captured bodies.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';

@@ -464,8 +464,8 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
 
 /**
  * Resolves a CLI argument to refs: `<host>:<id prefix>` (Pi, BotHarness, Claude Code `claude:`,
- * Codex `codex:`, PI-Desktop `pidesktop:` / `pi-desktop:`: the prefix alone = the newest session; OpenCode: `opencode:<sessionID>` exact,
- * `opencode:` alone = every session) in the host's default locations, or a path (see findSessions).
+ * Codex `codex:`, PI-Desktop `pidesktop:` / `pi-desktop:`, OpenCode `opencode:`; every session whose id starts with the prefix; the prefix
+ * alone = the newest session, for OpenCode every session) in the host's default locations, or a path (see findSessions).
  * @returns [] when nothing matched (the caller reports why)
  * @throws Error for a path that does not exist
  */
@@ -475,8 +475,8 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
   if (m && host) {
     const refs = await host.discover({ ...opts, paths: undefined });
     const id = m[2];
-    if (host.id === 'opencode') return id ? refs.filter((r) => r.id === id) : refs.reverse();
-    return id ? refs.filter((r) => r.id.startsWith(id)) : refs.slice(0, 1);
+    if (!id) return host.id === 'opencode' ? refs.reverse() : refs.slice(0, 1);
+    return refs.filter((r) => r.id.startsWith(id));
   }
   return findSessions(arg);
 }

@@ -105,6 +105,10 @@ describe('host registry', () => {
       assert.deepEqual((await resolveArg('pi:', { env, home: '/h' })).map((r) => r.id), [LONG_ID]);
       assert.deepEqual((await resolveArg('pi:zzz', { env, home: '/h' })), []);
       assert.deepEqual((await resolveArg(`opencode:${OC.sessions.basic}`, { env, home: '/h' })).map((r) => r.key), [`opencode:${OC.sessions.basic}`]);
+      // An id prefix, as for the other hosts: unique → that session; shared → every session it starts.
+      assert.deepEqual((await resolveArg(`opencode:${OC.sessions.basic.slice(0, 11)}`, { env, home: '/h' })).map((r) => r.id), [OC.sessions.basic]);
+      assert.deepEqual((await resolveArg('opencode:ses_dcf11', { env, home: '/h' })).map((r) => r.id).sort(), [OC.sessions.phuxV2, OC.sessions.phuxV1].sort());
+      assert.deepEqual(await resolveArg('opencode:ses_zzz', { env, home: '/h' }), []);
     } finally {
       process.env = saved;
     }
