@@ -4,17 +4,21 @@
  * full bench) one Pi session of `--big-mib` MiB and the `--corpus-mib` MiB corpus, then prints the
  * peak RSS (whole process, every thread; scripts/bench/probe.cjs) and CPU of
  * `node dist/cli.js analyze --json --no-cache` on the session and on 1×, 2× and 8× the corpus
- * (hard links), each `--rounds` times (median), plus one thread (`PREFIX_LENS_WORKERS=0`) at 1×
- * and 8×. Targets: session RSS < ~4× its size; RSS(8×) ≤ RSS(1×) + the largest session.
+ * (hard links), each `--rounds` times (median): with the CLI's default worker count on this machine
+ * (src/cli/workers.ts workersFor: none below 4 cores; the label says which), with 2 workers forced
+ * (`PREFIX_LENS_WORKERS=2`, the worker path) and, when the default starts workers, in one thread
+ * (`PREFIX_LENS_WORKERS=0`). Targets: session RSS < ~4× its size; RSS(8×) ≤ RSS(1×) + the largest
+ * session, for each of them.
  *
  * Usage: npm run bench:memory [-- --big-mib 100 --corpus-mib 72 --rounds 1 --copies 1,2,8 --keep]
  * Run `node scripts/build.mjs` first (it measures dist/).
  */
 import { spawn } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { workersFor } from '../src/cli/workers.js';
 import { writeCorpus, writeSession } from './bench/corpus.js';
 
 const { values } = parseArgs({
@@ -73,7 +77,7 @@ function hardLinks(src: string, dst: string, copies: number): void {
   }
 }
 
-const line = (name: string, r: Run, extra = '') => console.log(`  ${name.padEnd(30)} peak RSS ${r.maxRssMiB.toFixed(0).padStart(5)} MiB  CPU ${r.cpuMs.toFixed(0).padStart(7)} ms${extra}`);
+const line = (name: string, r: Run, extra = '') => console.log(`  ${name.padEnd(44)} peak RSS ${r.maxRssMiB.toFixed(0).padStart(5)} MiB  CPU ${r.cpuMs.toFixed(0).padStart(7)} ms${extra}`);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-memory-'));
@@ -88,19 +92,26 @@ async function main(): Promise<void> {
     const s = await median(big);
     line('session', s, `  = ${(s.maxRssMiB / (bigW.bytes / MiB)).toFixed(2)}× its size (target < ~4×)`);
     const copies = values.copies.split(',').map(Number);
-    const rss: Record<string, Run> = {};
+    const bytes = written.map((w) => w.bytes);
+    const copiesOf = (k: number) => Array.from({ length: k }, () => bytes).flat();
+    const defaultMode = (k: number) => {
+      const n = workersFor(availableParallelism(), k * bytes.length, copiesOf(k));
+      return n ? `${n} workers` : 'one thread';
+    };
+    const modes: Array<{ label: string; env: Record<string, string> }> = [{ label: 'default', env: {} }, { label: '2 workers', env: { PREFIX_LENS_WORKERS: '2' } }];
+    if (copies.some((k) => defaultMode(k) !== 'one thread')) modes.push({ label: 'one thread', env: { PREFIX_LENS_WORKERS: '0' } });
+    const rss: Record<string, Record<number, Run>> = {};
     for (const k of copies) {
       hardLinks(join(dir, 'corpus'), join(dir, `x${k}`), k);
-      rss[k] = await median(join(dir, `x${k}`));
-      line(`corpus ${k}× (${((total * k) / MiB).toFixed(0)} MiB)`, rss[k]);
+      for (const m of modes) {
+        (rss[m.label] ??= {})[k] = await median(join(dir, `x${k}`), m.env);
+        line(`corpus ${k}× (${((total * k) / MiB).toFixed(0)} MiB), ${m.label === 'default' ? `default (${defaultMode(k)})` : m.label}`, rss[m.label][k]);
+      }
     }
     const lo = Math.min(...copies);
     const hi = Math.max(...copies);
-    const one = await median(join(dir, `x${lo}`), { PREFIX_LENS_WORKERS: '0' });
-    line(`corpus ${lo}×, one thread`, one);
-    const many = await median(join(dir, `x${hi}`), { PREFIX_LENS_WORKERS: '0' });
-    line(`corpus ${hi}×, one thread`, many);
-    console.log(`  ${hi}× − ${lo}×: ${(rss[hi].maxRssMiB - rss[lo].maxRssMiB).toFixed(0)} MiB (workers), ${(many.maxRssMiB - one.maxRssMiB).toFixed(0)} MiB (one thread); target ≤ largest session, ${(largest / MiB).toFixed(1)} MiB`);
+    const growth = modes.map((m) => `${(rss[m.label][hi].maxRssMiB - rss[m.label][lo].maxRssMiB).toFixed(0)} MiB (${m.label})`).join(', ');
+    console.log(`  ${hi}× − ${lo}×: ${growth}; target ≤ largest session, ${(largest / MiB).toFixed(1)} MiB`);
   } finally {
     if (values.keep) console.log(`kept: ${dir}`);
     else rmSync(dir, { recursive: true, force: true });

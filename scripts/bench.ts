@@ -13,6 +13,10 @@
  *      entry misses; continued from the state saved at the last complete line, src/cache/tail.ts),
  *      next to the same run with that state removed (a full read), output bytes compared
  *   5. peak RSS of `analyze --json --no-cache` over 1×, 2× and 8× the corpus (hard links)
+ * Each CLI pass runs with the CLI's default worker count on this machine (src/cli/workers.ts
+ * workersFor: none below 4 cores), its label says which; the corpus's cold and RSS passes also run
+ * with 2 workers forced (`PREFIX_LENS_WORKERS=2`, the worker path) and in one thread
+ * (`PREFIX_LENS_WORKERS=0`) when the default differs.
  * CPU = user + system time of the whole process (every thread), from a preloaded probe
  * (scripts/bench/probe.cjs). Each pass runs `--rounds` times (default 3); medians are printed.
  * Targets: cold ≤ 1.5× bare; warm ≤ 0.1× bare; append → verdict < 30 ms; RSS(8×) ≤ RSS(1×) + largest session.
@@ -23,9 +27,10 @@
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { workersFor } from '../src/cli/workers.js';
 import { findSessions } from '../src/hosts/registry.js';
 import { LiveAnalysis } from '../src/live/session.js';
 import { oneMoreRequest, writeCorpus, writeSession } from './bench/corpus.js';
@@ -83,6 +88,11 @@ async function rounds(make: () => Promise<Run>, before?: () => void): Promise<Ru
 
 const f0 = (x: number) => x.toFixed(0);
 const f2 = (x: number) => x.toFixed(2);
+/** What the CLI runs by default for these session sizes on this machine: "one thread" or "N workers". */
+const defaultMode = (bytes: readonly number[]) => {
+  const n = workersFor(availableParallelism(), bytes.length, bytes);
+  return n ? `${n} workers` : 'one thread';
+};
 const row = (name: string, r: Run, base?: Run) =>
   `  ${name.padEnd(34)} wall ${f0(r.wallMs).padStart(7)} ms  CPU ${f0(r.cpuMs).padStart(7)} ms  peak RSS ${f0(r.maxRssMiB).padStart(5)} MiB` +
   (base ? `   ×bare: wall ${f2(r.wallMs / base.wallMs)}, CPU ${f2(r.cpuMs / base.cpuMs)}` : '');
@@ -246,8 +256,11 @@ async function main(): Promise<void> {
   console.log('corpus:');
   const bare = await rounds(() => proc([BARE, corpus]));
   console.log(row('bare parse', bare));
+  const mode = defaultMode(written.map((w) => w.bytes));
   const cold = await rounds(() => proc([CLI, 'analyze', '--json', corpus], env), fresh);
-  console.log(row('cold analyze --json (empty cache)', cold, bare));
+  console.log(row(`cold analyze --json (empty cache; ${mode})`, cold, bare));
+  const cold2 = await rounds(() => proc([CLI, 'analyze', '--json', '--no-cache', corpus], { PREFIX_LENS_WORKERS: '2' }));
+  console.log(row('  same, 2 workers, --no-cache', cold2, bare));
   const cold1 = await rounds(() => proc([CLI, 'analyze', '--json', '--no-cache', corpus], { PREFIX_LENS_WORKERS: '0' }));
   console.log(row('  same, one thread, --no-cache', cold1, bare));
   const warm = await rounds(() => proc([CLI, 'analyze', '--json', corpus], env));
@@ -270,19 +283,28 @@ async function main(): Promise<void> {
   console.log(`  continued output = --no-cache output: ${grown.same ? 'yes' : 'NO'}`);
 
   console.log('\npeak RSS, analyze --json --no-cache over copies of the corpus (hard links):');
-  const rss: Record<number, Run> = {};
+  const bytes = written.map((w) => w.bytes);
+  const copiesOf = (k: number) => Array.from({ length: k }, () => bytes).flat();
+  const modes: Array<{ label: string; env: Record<string, string> }> = [{ label: 'default', env: {} }, { label: '2 workers', env: { PREFIX_LENS_WORKERS: '2' } }];
+  if ([1, 2, 8].some((k) => defaultMode(copiesOf(k)) !== 'one thread')) modes.push({ label: 'one thread', env: { PREFIX_LENS_WORKERS: '0' } });
+  const rss: Record<string, Record<number, Run>> = {};
   for (const k of [1, 2, 8]) {
     const d = join(dir, `x${k}`);
     hardLinkCorpus(corpus, d, k);
-    rss[k] = await proc([CLI, 'analyze', '--json', '--no-cache', d]);
-    console.log(`  ${String(k).padStart(2)}× (${((total * k) / MiB).toFixed(0)} MiB): peak RSS ${f0(rss[k].maxRssMiB)} MiB, wall ${f0(rss[k].wallMs)} ms, CPU ${f0(rss[k].cpuMs)} ms`);
+    for (const m of modes) {
+      (rss[m.label] ??= {})[k] = await proc([CLI, 'analyze', '--json', '--no-cache', d], m.env);
+      const r = rss[m.label][k];
+      const what = m.label === 'default' ? `default (${defaultMode(copiesOf(k))})` : m.label;
+      console.log(`  ${String(k).padStart(2)}× (${((total * k) / MiB).toFixed(0)} MiB), ${what.padEnd(22)} peak RSS ${f0(r.maxRssMiB)} MiB, wall ${f0(r.wallMs)} ms, CPU ${f0(r.cpuMs)} ms`);
+    }
   }
-  console.log(`  8× − 1× = ${f0(rss[8].maxRssMiB - rss[1].maxRssMiB)} MiB (target ≤ largest session, ${(largest / MiB).toFixed(1)} MiB)`);
+  const growth = modes.map((m) => `${f0(rss[m.label][8].maxRssMiB - rss[m.label][1].maxRssMiB)} MiB (${m.label})`).join(', ');
+  console.log(`  8× − 1× = ${growth}; target ≤ largest session, ${(largest / MiB).toFixed(1)} MiB`);
 
   console.log('\ntargets: cold ≤ 1.5× bare; warm ≤ 0.1× bare; append → verdict < 30 ms; RSS(8×) ≤ RSS(1×) + largest session');
   console.log(
-    `measured: cold ${f2(cold.wallMs / bare.wallMs)}× wall / ${f2(cold.cpuMs / bare.cpuMs)}× CPU; warm ${f2(warm.wallMs / bare.wallMs)}× wall / ${f2(warm.cpuMs / bare.cpuMs)}× CPU; ` +
-      `append → verdict ${f0(median(watchMs))} ms (watch), ${f0(median(libMs))} ms (library); RSS 8× − 1× = ${f0(rss[8].maxRssMiB - rss[1].maxRssMiB)} MiB`,
+    `measured: cold (${mode}) ${f2(cold.wallMs / bare.wallMs)}× wall / ${f2(cold.cpuMs / bare.cpuMs)}× CPU; warm ${f2(warm.wallMs / bare.wallMs)}× wall / ${f2(warm.cpuMs / bare.cpuMs)}× CPU; ` +
+      `append → verdict ${f0(median(watchMs))} ms (watch), ${f0(median(libMs))} ms (library); RSS 8× − 1× = ${growth}`,
   );
   if (values.keep) console.log(`kept: ${dir}`);
   else rmSync(dir, { recursive: true, force: true });

@@ -94,10 +94,10 @@ export function workerMain(): void {
 export const BYTES_PER_WORKER = 4 * 1024 * 1024;
 
 /**
- * Number of workers for `refs` sessions: none for one session or one core, else one per core (at
- * most 4: each holds a session; the main thread only writes), and with the refs' `bytes` (their
- * sizes, budget.ts refBytes) see workersFor. `PREFIX_LENS_WORKERS` overrides (0 = analyze in the
- * main thread). From sources (tsx, tests) none.
+ * Number of workers for `refs` sessions: workersFor on this machine's cores
+ * (`os.availableParallelism()`), with the refs' `bytes` (their sizes, budget.ts refBytes).
+ * `PREFIX_LENS_WORKERS=N` overrides (at most `refs`; 0 = analyze in the main thread). From sources
+ * (tsx, tests) none.
  */
 export function workerCount(refs: number, env: NodeJS.ProcessEnv = process.env, bytes?: readonly number[]): number {
   const forced = env.PREFIX_LENS_WORKERS;
@@ -106,14 +106,28 @@ export function workerCount(refs: number, env: NodeJS.ProcessEnv = process.env, 
   return workersFor(availableParallelism(), refs, bytes);
 }
 
+/** Fewest cores on which workers are started (below it the CLI analyzes in its main thread). */
+export const MIN_WORKER_CORES = 4;
+
 /**
- * The worker rule of workerCount on `cores` cores: min(refs, cores, 4), and with `bytes` at most
- * one more than the bytes besides the largest session hold BYTES_PER_WORKER; none below 2 (a small
- * input, or one large session with small ones, is analyzed in the main thread).
+ * The worker rule of workerCount on `cores` cores: none below MIN_WORKER_CORES, else
+ * min(refs, floor(cores / 2), 4), and with `bytes` at most one more than the bytes besides the
+ * largest session hold BYTES_PER_WORKER; none below 2 (a small input, or one large session with
+ * small ones, is analyzed in the main thread).
+ *
+ * Why half the cores: one analysis thread already keeps ~1.6 cores busy (V8's parallel and
+ * concurrent garbage collector and its compiler threads run beside it). Measured on the bench
+ * corpus (scripts/bench/corpus.ts: 40 Pi sessions, 72 MiB) with `npm run bench -- --rounds 1`,
+ * 2026-12-02 04:29–04:33 UTC, commit b0c0b91, load average < 3, on the development machine
+ * (2 cores): cold `analyze --json` with 2 workers 13,464 ms CPU, 8,096 ms wall, 275 MiB peak RSS;
+ * in one thread (`PREFIX_LENS_WORKERS=0 … --no-cache`) 8,630 ms CPU, 5,490 ms wall, 141 MiB. On
+ * 2 cores the workers lose CPU, wall time and memory, so none are started below 4 cores. The
+ * ≥ 4-core rule (each worker ~1.6 cores, so cores / 2 of them, at most 4: each holds a session)
+ * is derived from that figure, not measured: this machine has 2 cores.
  */
 export function workersFor(cores: number, refs: number, bytes?: readonly number[]): number {
-  if (refs < 2) return 0;
-  let n = Math.min(refs, Math.max(0, Math.min(4, cores)));
+  if (refs < 2 || cores < MIN_WORKER_CORES) return 0;
+  let n = Math.min(refs, Math.floor(cores / 2), 4);
   if (bytes) {
     let total = 0;
     let largest = 0;
