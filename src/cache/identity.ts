@@ -10,23 +10,31 @@
  *  - sessions inside a shared database (OpenCode): the ref's `stamp`;
  *  - hosts the capture join applies to: the capture folders' stamp (capturestamp.ts).
  */
-import { createHash } from 'node:crypto';
+import type { BinaryLike } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs } from '../hosts/capturestamp.js';
+import { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs, homeDir } from '../hosts/capturestamp.js';
 import type { SessionRef } from '../hosts/registry.js';
 
 /** Bumped whenever the entry layout changes. */
 export const CACHE_VERSION = 2;
 export const FORMAT = 'prefix-lens-result-cache';
 /** Bytes hashed at each end of a session file for the content check. */
-const CHECK_BYTES = 64 * 1024;
+export const CHECK_BYTES = 64 * 1024;
+
+/**
+ * SHA-256 (hex) of `data`. node:crypto is loaded on first use, not with this module: with it come
+ * ~35 internal modules (the stream classes among them; ~12 M instructions, ~4 ms CPU here), which
+ * the CLI's warm entry (src/cli/warm.ts) never needs.
+ */
+export function sha256Hex(data: BinaryLike): string {
+  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(data).digest('hex');
+}
 
 /** The CLI's cache folder: `$XDG_CACHE_HOME/prefix-lens` (absolute only, per the XDG spec) or `~/.cache/prefix-lens`. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home?: string): string {
   const xdg = env.XDG_CACHE_HOME;
-  return join(xdg && xdg.startsWith('/') ? xdg : join(home, '.cache'), 'prefix-lens');
+  return join(xdg && xdg.startsWith('/') ? xdg : join(home ?? homeDir(), '.cache'), 'prefix-lens');
 }
 
 /** The file whose size and mtime stand for the analysis code (see `code`); default: this module's bundle. */
@@ -65,7 +73,7 @@ const ruleHashes = new WeakMap<object, string>();
 /** Short SHA-256 (hex, 16 digits) of a provider rules object (core/rules.ts ProviderRules), memoized per object. */
 export function rulesHash(rules: object): string {
   let h = ruleHashes.get(rules);
-  if (!h) ruleHashes.set(rules, (h = createHash('sha256').update(JSON.stringify(rules)).digest('hex').slice(0, 16)));
+  if (!h) ruleHashes.set(rules, (h = sha256Hex(JSON.stringify(rules)).slice(0, 16)));
   return h;
 }
 
@@ -117,11 +125,11 @@ function checkSync(path: string, size: number, knownHead?: string): { head: stri
       if (head === undefined || size < CHECK_BYTES) {
         headBytes = checkBuf.subarray(0, n);
         if (readFull(fd, headBytes, 0) !== n) return null;
-        head = createHash('sha256').update(headBytes).digest('hex');
+        head = sha256Hex(headBytes);
       }
       const tailBytes = checkBuf.subarray(CHECK_BYTES, CHECK_BYTES + n);
       if (readFull(fd, tailBytes, Math.max(0, size - n)) !== n) return null;
-      return { head, tail: createHash('sha256').update(tailBytes).digest('hex'), headBytes };
+      return { head, tail: sha256Hex(tailBytes), headBytes };
     } finally {
       closeSync(fd);
     }
@@ -169,6 +177,86 @@ export async function identityWithRules(ref: RefIdentityFields, rules: string, e
   return { ...base, captures: await captures(() => (check.headBytes ? headStartMs(check.headBytes) : null)), size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
 }
 
+/**
+ * The bytes a file ref's content check hashed (`head`: its first min(size, CHECK_BYTES) bytes,
+ * `tail`: its last as many; copies) with the identity they gave: what a run manifest keeps so
+ * the warm entry (src/cli/warm.ts) compares bytes instead of hashing (identityBySample).
+ */
+export interface SampledIdentity {
+  id: Identity;
+  head: Buffer;
+  tail: Buffer;
+}
+
+/**
+ * identityWithRules of a file ref, with the bytes its head and tail hashes were computed from
+ * (one read: the hashes are of exactly these bytes). Null for a ref inside a database (`stamp`)
+ * and when the file cannot be checked.
+ */
+export async function identityWithSample(ref: RefIdentityFields, rules: string, env: NodeJS.ProcessEnv = process.env): Promise<SampledIdentity | null> {
+  if (ref.stamp !== undefined) return null;
+  let st;
+  try {
+    st = statSync(ref.path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile()) return null;
+  const check = checkSync(ref.path, st.size);
+  if (!check || !check.headBytes) return null;
+  const n = check.headBytes.length;
+  const head = Buffer.from(check.headBytes);
+  const tail = Buffer.from(checkBuf!.subarray(CHECK_BYTES, CHECK_BYTES + n));
+  const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, () => headStartMs(head)) : null;
+  const id: Identity = { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
+  return { id, head, tail };
+}
+
+/**
+ * The identity of a file ref as it is on disk now, as identityWithRules gives it, without hashing:
+ * the file must have the size and mtime of `expected` (an identity identityWithSample gave) and
+ * its head and tail must be byte for byte `sample` (the bytes that identity's hashes are of), so
+ * its head and tail hashes are `expected`'s. That is the same evidence the hashes are (the same
+ * bytes compared, not a digest of them), without node:crypto. The capture stamp is taken now, as
+ * identityWithRules takes it. Null when anything differs or the file cannot be read.
+ */
+export async function identityBySample(
+  ref: RefIdentityFields,
+  rules: string,
+  env: NodeJS.ProcessEnv,
+  expected: { size: number; mtimeMs: number; head: string; tail: string },
+  sample: { head: Uint8Array; tail: Uint8Array },
+): Promise<Identity | null> {
+  if (ref.stamp !== undefined) return null;
+  let st;
+  try {
+    st = statSync(ref.path);
+  } catch {
+    return null;
+  }
+  if (!st.isFile() || st.size !== expected.size || st.mtimeMs !== expected.mtimeMs) return null;
+  const n = Math.min(st.size, CHECK_BYTES);
+  if (sample.head.length !== n || sample.tail.length !== n) return null;
+  let headBytes: Buffer;
+  try {
+    const fd = openSync(ref.path, 'r');
+    try {
+      checkBuf ??= Buffer.allocUnsafe(2 * CHECK_BYTES);
+      headBytes = checkBuf.subarray(0, n);
+      if (readFull(fd, headBytes, 0) !== n || !headBytes.equals(sample.head)) return null;
+      const tailBytes = checkBuf.subarray(CHECK_BYTES, CHECK_BYTES + n);
+      if (readFull(fd, tailBytes, Math.max(0, st.size - n)) !== n || !tailBytes.equals(sample.tail)) return null;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+  // headBytes is this thread's buffer: read for the stamp (only when a capture root exists) before anything else runs.
+  const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, () => headStartMs(headBytes)) : null;
+  return { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: expected.head, tail: expected.tail };
+}
+
 const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];
 
 /** True when `raw` (an entry's identity as stored) is one of ours and matches `id` field for field. */
@@ -180,5 +268,5 @@ export function sameIdentity(raw: unknown, id: Identity): boolean {
 
 /** File of a ref's entry: named by a hash of its key (keys are paths or ids: not file names). */
 export function entryFile(cacheDir: string, key: string): string {
-  return join(cacheDir, `v${CACHE_VERSION}`, `${createHash('sha256').update(key).digest('hex').slice(0, 40)}.json`);
+  return join(cacheDir, `v${CACHE_VERSION}`, `${sha256Hex(key).slice(0, 40)}.json`);
 }

@@ -10,10 +10,14 @@
  * either case the bundle is compiled from source and the entry written again at exit (temporary
  * name, renamed into place). A cache folder that cannot be written only costs the caching.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import type ModuleType from 'node:module';
 import { dirname, join } from 'node:path';
+
+/** node:crypto's createHash, loaded on first use (the bin's warm entry, bundled with this module, never hashes: identity.ts sha256Hex). */
+function createHash(algorithm: string): import('node:crypto').Hash {
+  return (require('node:crypto') as typeof import('node:crypto')).createHash(algorithm);
+}
 
 /** What loadCached did, for tests: 'hit' (V8 took the cached data), 'miss' (none valid), 'rejected' (V8 refused it). */
 export type CodeCacheResult = 'hit' | 'miss' | 'rejected';

@@ -434,7 +434,7 @@ async function run(
   if (json) {
     await json.end();
     if (warm && trees?.every((t) => t !== null) && !direct && errors === 0 && printed.length) {
-      writeManifest(cacheDir, { rules: rulesHash(defaultRules), paths: warm, trees: trees as string[], refs: printed });
+      await writeManifest(cacheDir, { rules: rulesHash(defaultRules), paths: warm, trees: trees as string[], refs: printed });
     }
   }
   else if (html?.toStdout) {

@@ -8,28 +8,51 @@
  * A full run of those arguments leaves a run manifest: the paths, a stamp of what discovery could
  * look at below each of them (every entry's name and type, and each file's size, mtime and inode:
  * a session added, removed, renamed or changed changes it), and the refs discovery found (what
- * their cache identity is computed from). The warm entry answers only when the manifest is of the
- * same build, every stamp is unchanged, every ref is a Pi session (its reader reads only its own
- * file) and every ref's output entry is valid for the file as it is now (the same identity check
- * the full run makes: size, mtime, head/tail SHA-256, capture folders). Anything else (another
- * option, a `host:` argument, no path, a symbolic link below a path, more than MAX_ENTRIES
- * entries, a corrupt or foreign manifest) is a miss: the full CLI runs and writes the manifest again.
+ * their cache identity is computed from), each with its output entry's file, its identity at the
+ * end of the run and the bytes that identity's head/tail SHA-256 are of (identity.ts
+ * identityWithSample). The warm entry answers only when the manifest is of the same build, every
+ * stamp is unchanged, every ref is a Pi session (its reader reads only its own file) and every
+ * ref's output entry is valid for the file as it is now: the file has the size and mtime of the
+ * manifest's identity and its first and last 64 KiB are the manifest's bytes, byte for byte (so
+ * its head/tail SHA-256 are the manifest's: the full run's check, without hashing), the capture
+ * folders' stamp is taken again, and that identity is the one in the output entry's trailer.
+ * Anything else (another option, a `host:` argument, no path, a symbolic link below a path, more
+ * than MAX_ENTRIES entries, a corrupt, cut or foreign manifest) is a miss: the full CLI runs and
+ * writes the manifest again.
+ *
+ * No node:crypto here (with it come ~35 internal modules, the stream classes among them, and the
+ * hashing: ~7 ms CPU of a warm run of the bench corpus): the stamps are kept as text and compared,
+ * the manifest's file name is a short non-cryptographic hash of the paths (the paths are compared
+ * too), the output entries' names are in the manifest.
+ *
+ * Manifest file: `<length>\n<JSON><bytes>`: the JSON's byte length (16 decimal digits), the JSON
+ * (RunManifest), then per ref in order its head bytes and its tail bytes, min(size, CHECK_BYTES)
+ * each (read per ref into one reused buffer: no buffer of the whole file's size to fault in).
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { cachedOutput, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, SESSION_END, type CachedOutput } from '../cache/output.js';
-import { CACHE_VERSION, code, identityWithRules, type RefIdentityFields } from '../cache/identity.js';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { cachedOutputAt, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, outputFile, SESSION_END, type CachedOutput } from '../cache/output.js';
+import { CACHE_VERSION, CHECK_BYTES, code, identityBySample, identityWithSample, type RefIdentityFields } from '../cache/identity.js';
 import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from '../hosts/files.js';
 
 const FORMAT = 'prefix-lens-run-manifest';
+/** Version of the manifest layout (1: stamps hashed, JSON only). */
+const VERSION = 2;
 /** Entries below one path beyond which no manifest is kept (stamping them would cost more than it saves). */
 const MAX_ENTRIES = 20_000;
 
-/** What a full run stores for the warm entry (see the module comment). */
+/** A ref of a run manifest: what its identity is computed from, and what it was at the end of the run. */
+export interface ManifestRef extends RefIdentityFields {
+  /** File name of the ref's output entry in the cache's `v<CACHE_VERSION>` folder (output.ts outputFile). */
+  out: string;
+  /** The file's identity fields at the end of the run (identity.ts identityWithSample): size in bytes, mtime in ms, head/tail SHA-256 (hex). */
+  check: { size: number; mtimeMs: number; head: string; tail: string };
+}
+
+/** What a full run stores for the warm entry (see the module comment), before the sample bytes. */
 export interface RunManifest {
   format: typeof FORMAT;
-  version: number;
+  version: typeof VERSION;
   /** Identity of the analysis code (identity.ts code()). */
   code: string;
   /** Hash of the provider rules the run judged with (identity.ts rulesHash). */
@@ -39,7 +62,7 @@ export interface RunManifest {
   /** treeStamp of each path, taken before discovery. */
   trees: string[];
   /** The refs the run printed, in output order. */
-  refs: RefIdentityFields[];
+  refs: ManifestRef[];
 }
 
 /**
@@ -63,13 +86,15 @@ export function warmPaths(argv: string[], cwd: string): string[] | null {
  * A stamp of everything below `path` that discovery could look at: for a file its size, mtime and
  * inode; for a folder, recursively, every entry's name and type and each file's size, mtime and
  * inode. Null when it cannot be stamped (missing, a symbolic link below it, too many entries).
+ * The text itself (one line per entry, ~100 bytes each, at most MAX_ENTRIES lines), not a digest:
+ * compared as it is, nothing to hash.
  */
 export function treeStamp(path: string): string | null {
-  const h = createHash('sha256');
+  const h: string[] = [];
   let entries = 0;
   const file = (rel: string, p: string): void => {
     const st = statSync(p);
-    h.update(`f\0${rel}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n`);
+    h.push(`f\0${rel}\0${st.size}\0${st.mtimeMs}\0${st.ino}\n`);
   };
   // What discovery's walk skips (hosts/files.ts) is not stamped either: a git operation in a
   // repository below the path does not change what is found.
@@ -77,14 +102,14 @@ export function treeStamp(path: string): string | null {
     const list = readdirSync(p, { withFileTypes: true })
       .filter((e) => !(e.isDirectory() && (WALK_SKIP_DIRS.has(e.name) || depth >= WALK_MAX_DEPTH)))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    h.update(`d\0${rel}\0${list.length}\n`);
+    h.push(`d\0${rel}\0${list.length}\n`);
     for (const e of list) {
       if (++entries > MAX_ENTRIES || e.isSymbolicLink()) return false;
       const r = `${rel}/${e.name}`;
       if (e.isDirectory()) {
         if (!dir(r, join(p, e.name), depth + 1)) return false;
       } else if (e.isFile()) file(r, join(p, e.name));
-      else h.update(`o\0${r}\n`);
+      else h.push(`o\0${r}\n`);
     }
     return true;
   };
@@ -97,21 +122,52 @@ export function treeStamp(path: string): string | null {
   } catch {
     return null;
   }
-  return h.digest('hex');
-}
-
-/** File of the manifest of a run with `paths`. */
-export function manifestFile(cacheDir: string, paths: string[]): string {
-  return join(cacheDir, `v${CACHE_VERSION}`, 'runs', `${createHash('sha256').update(JSON.stringify(paths)).digest('hex').slice(0, 40)}.json`);
+  return h.join('');
 }
 
 /**
- * Stores the manifest of a full run (written to a temporary name and renamed into place). Nothing
- * is stored when a ref is not a Pi session file; a write error only costs the warm entry.
+ * File of the manifest of a run with `paths`: named by a 64-bit non-cryptographic hash of them
+ * (two 32-bit FNV-1a-style lanes; the manifest holds the paths and they are compared, so a
+ * collision only makes two path lists share a file, each run's manifest replacing the other's).
  */
-export function writeManifest(cacheDir: string, m: Omit<RunManifest, 'format' | 'version' | 'code'>): void {
+export function manifestFile(cacheDir: string, paths: string[]): string {
+  const text = JSON.stringify(paths);
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  const hex = (x: number) => (x >>> 0).toString(16).padStart(8, '0');
+  return join(cacheDir, `v${CACHE_VERSION}`, 'runs', `${hex(a)}${hex(b)}-${text.length}.manifest`);
+}
+
+/**
+ * Stores the manifest of a full run (written to a temporary name and renamed into place), with
+ * each ref's identity and sample taken now (identity.ts identityWithSample: after the output
+ * entries were written; a file that changed since its entry was made has another identity than
+ * the entry's trailer, so the warm entry misses until a full run makes them agree). Nothing is
+ * stored (and an earlier manifest of these paths is removed) when a ref is not a Pi session file
+ * or cannot be checked; a write error only costs the warm entry.
+ * @param m.refs the refs the run printed, in output order
+ */
+export async function writeManifest(cacheDir: string, m: { rules: string; paths: string[]; trees: string[]; refs: RefIdentityFields[] }): Promise<void> {
   const file = manifestFile(cacheDir, m.paths);
-  if (!m.refs.every((r) => r.host === 'pi' && r.stamp === undefined)) {
+  const refs: ManifestRef[] = [];
+  const bytes: Buffer[] = [];
+  for (const r of m.refs) {
+    const s = r.host === 'pi' && r.stamp === undefined ? await identityWithSample(r, m.rules) : null;
+    if (!s) {
+      refs.length = 0;
+      break;
+    }
+    const { size, mtimeMs, head, tail } = s.id;
+    refs.push({ ...r, out: basename(outputFile(cacheDir, r.key)), check: { size: size!, mtimeMs: mtimeMs!, head: head!, tail: tail! } });
+    bytes.push(s.head, s.tail);
+  }
+  if (!refs.length) {
     try {
       unlinkSync(file);
     } catch {
@@ -119,11 +175,12 @@ export function writeManifest(cacheDir: string, m: Omit<RunManifest, 'format' | 
     }
     return;
   }
-  const manifest: RunManifest = { format: FORMAT, version: 1, code: code(), ...m };
+  const manifest: RunManifest = { format: FORMAT, version: VERSION, code: code(), rules: m.rules, paths: m.paths, trees: m.trees, refs };
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(tmp, JSON.stringify(manifest));
+    const json = Buffer.from(JSON.stringify(manifest));
+    writeFileSync(tmp, Buffer.concat([Buffer.from(`${String(json.length).padStart(LEN_DIGITS, '0')}\n`), json, ...bytes]));
     renameSync(tmp, file);
   } catch {
     try {
@@ -134,24 +191,73 @@ export function writeManifest(cacheDir: string, m: Omit<RunManifest, 'format' | 
   }
 }
 
-/** The manifest for `paths` when it is one of ours, of this build, and well formed; else null. */
-function readManifest(cacheDir: string, paths: string[]): RunManifest | null {
-  let m: Partial<RunManifest>;
+/** An output entry's file name (output.ts outputFile): nothing that could name another folder. */
+const OUT_NAME = /^[0-9a-f]{40}\.out$/;
+/** Width of the manifest's JSON-length field (decimal digits). */
+const LEN_DIGITS = 16;
+
+/** A manifest read by readManifest: its JSON, and where each ref's sample bytes are in the open file. */
+interface OpenManifest {
+  m: RunManifest;
+  fd: number;
+  /** Offset of the first ref's sample bytes in the file. */
+  samplesAt: number;
+}
+
+/**
+ * The manifest for `paths` when it is one of ours, of this build, well formed and of the size its
+ * JSON says (nothing cut, nothing appended), open for its sample bytes (the caller closes `fd`);
+ * else null.
+ */
+function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
+  let fd: number;
   try {
-    m = JSON.parse(readFileSync(manifestFile(cacheDir, paths), 'utf8')) as Partial<RunManifest>;
+    fd = openSync(manifestFile(cacheDir, paths), 'r');
   } catch {
     return null;
   }
-  if (!m || m.format !== FORMAT || m.version !== 1 || m.code !== code() || typeof m.rules !== 'string') return null;
-  if (!Array.isArray(m.paths) || m.paths.length !== paths.length || m.paths.some((p, i) => p !== paths[i])) return null;
-  if (!Array.isArray(m.trees) || m.trees.length !== paths.length || !m.trees.every((t) => typeof t === 'string')) return null;
-  if (!Array.isArray(m.refs) || !m.refs.length) return null;
-  for (const r of m.refs as Array<Partial<RefIdentityFields>>) {
-    if (!r || r.host !== 'pi' || r.stamp !== undefined || typeof r.key !== 'string' || typeof r.path !== 'string' || typeof r.id !== 'string') return null;
-    if (typeof r.mtimeMs !== 'number' || (r.parentId !== null && typeof r.parentId !== 'string')) return null;
-    if (r.startMs !== undefined && typeof r.startMs !== 'number') return null;
+  let m: Partial<RunManifest>;
+  let size: number;
+  let samplesAt: number;
+  try {
+    size = fstatSync(fd).size;
+    const lenBuf = Buffer.allocUnsafe(LEN_DIGITS + 1);
+    if (readSync(fd, lenBuf, 0, lenBuf.length, 0) !== lenBuf.length) throw new Error('cut');
+    const lenText = lenBuf.toString('latin1');
+    if (!/^\d{16}\n$/.test(lenText)) throw new Error('not a manifest');
+    const len = Number(lenText.slice(0, LEN_DIGITS));
+    if (len > size) throw new Error('cut');
+    const json = Buffer.allocUnsafe(len);
+    if (readSync(fd, json, 0, len, lenBuf.length) !== len) throw new Error('cut');
+    m = JSON.parse(json.toString('utf8')) as Partial<RunManifest>;
+    samplesAt = lenBuf.length + len;
+  } catch {
+    closeSync(fd);
+    return null;
   }
-  return m as RunManifest;
+  const valid = ((): boolean => {
+    if (!m || m.format !== FORMAT || m.version !== VERSION || m.code !== code() || typeof m.rules !== 'string') return false;
+    if (!Array.isArray(m.paths) || m.paths.length !== paths.length || m.paths.some((p, i) => p !== paths[i])) return false;
+    if (!Array.isArray(m.trees) || m.trees.length !== paths.length || !m.trees.every((t) => typeof t === 'string')) return false;
+    if (!Array.isArray(m.refs) || !m.refs.length) return false;
+    let bytes = 0;
+    for (const r of m.refs as Array<Partial<ManifestRef>>) {
+      if (!r || r.host !== 'pi' || r.stamp !== undefined || typeof r.key !== 'string' || typeof r.path !== 'string' || typeof r.id !== 'string') return false;
+      if (typeof r.mtimeMs !== 'number' || (r.parentId !== null && typeof r.parentId !== 'string')) return false;
+      if (r.startMs !== undefined && typeof r.startMs !== 'number') return false;
+      if (typeof r.out !== 'string' || !OUT_NAME.test(r.out)) return false;
+      const c = r.check;
+      if (!c || !Number.isSafeInteger(c.size) || c.size < 0 || typeof c.mtimeMs !== 'number' || typeof c.head !== 'string' || typeof c.tail !== 'string') return false;
+      bytes += 2 * Math.min(c.size, CHECK_BYTES);
+    }
+    // Cut short or with bytes after the last sample: not what was written.
+    return samplesAt + bytes === size;
+  })();
+  if (!valid) {
+    closeSync(fd);
+    return null;
+  }
+  return { m: m as RunManifest, fd, samplesAt };
 }
 
 /**
@@ -164,8 +270,13 @@ export interface WarmSink {
   bytes: (b: Uint8Array) => void | Promise<void>;
 }
 
-/** Bytes read per chunk when blocks are copied (one buffer for the whole run). */
-const COPY_CHUNK = 4 * 1024 * 1024;
+/**
+ * Bytes read per chunk when blocks are copied (one buffer for the whole run). 256 KiB stays in the
+ * CPU's L2 cache between the read and the write (and needs 64 pages faulted in, not 1,024): the
+ * copies of the bench corpus (65 MB) took ~19 ms CPU this way, ~24 ms in 4 MiB chunks (8 runs
+ * each, the phase timed in process; 128 KiB and 1 MiB in between).
+ */
+const COPY_CHUNK = 256 * 1024;
 
 /**
  * Answers `analyze --json <path>…` from the caches when nothing changed (see the module comment):
@@ -177,14 +288,27 @@ const COPY_CHUNK = 4 * 1024 * 1024;
 export async function warmJson(argv: string[], o: { cwd: string; env: NodeJS.ProcessEnv; cacheDir: string; sink: WarmSink }): Promise<number | null> {
   const paths = warmPaths(argv, o.cwd);
   if (!paths) return null;
-  const m = readManifest(o.cacheDir, paths);
-  if (!m) return null;
-  for (let i = 0; i < paths.length; i++) if (treeStamp(paths[i]) !== m.trees[i]) return null;
+  const read = readManifest(o.cacheDir, paths);
+  if (!read) return null;
+  const { m, fd } = read;
   const outputs: CachedOutput[] = [];
-  for (const ref of m.refs) {
-    const out = await cachedOutput(ref, { cacheDir: o.cacheDir, id: await identityWithRules(ref, m.rules, o.env) });
-    if (!out) return null;
-    outputs.push(out);
+  try {
+    for (let i = 0; i < paths.length; i++) if (treeStamp(paths[i]) !== m.trees[i]) return null;
+    const sampleBuf = Buffer.allocUnsafe(2 * CHECK_BYTES);
+    let at = read.samplesAt;
+    for (const ref of m.refs) {
+      const n = Math.min(ref.check.size, CHECK_BYTES);
+      if (readSync(fd, sampleBuf, 0, 2 * n, at) !== 2 * n) return null;
+      at += 2 * n;
+      const id = await identityBySample(ref, m.rules, o.env, ref.check, { head: sampleBuf.subarray(0, n), tail: sampleBuf.subarray(n, 2 * n) });
+      const out = id && cachedOutputAt(join(o.cacheDir, `v${CACHE_VERSION}`, ref.out), id);
+      if (!out) return null;
+      outputs.push(out);
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
   let sessions = 0;
   let unreadable = 0;

@@ -5,7 +5,6 @@
  * (src/cli/warm.ts) checks a cache identity without loading the parsers.
  */
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { defaultCaptureDir, folderName } from '../capture/store.js';
 import type { HostId } from './registry.js';
@@ -18,11 +17,20 @@ export const BEFORE_MS = 15 * 60 * 1000;
 export const AFTER_MS = 5 * 60 * 1000;
 
 /**
+ * The user's home folder exactly as os.homedir() gives it (libuv: `$HOME` when it is set, else the
+ * password database), with node:os loaded only when `$HOME` is not set (the CLI's warm entry
+ * loads no module it can do without).
+ */
+export function homeDir(): string {
+  return process.env.HOME || (require('node:os') as typeof import('node:os')).homedir();
+}
+
+/**
  * The capture roots for an environment: `PREFIX_LENS_CAPTURE_DIRS` (`:`-separated; set by
  * `analyze --captures DIR`), else the proxy's default `$XDG_STATE_HOME/prefix-lens/captures`.
  * `PREFIX_LENS_CAPTURE_DIRS=` (empty) turns the join off.
  */
-export function captureRoots(env: NodeJS.ProcessEnv, home: string = homedir()): string[] {
+export function captureRoots(env: NodeJS.ProcessEnv, home: string = homeDir()): string[] {
   const v = env.PREFIX_LENS_CAPTURE_DIRS;
   if (v !== undefined) return v.split(':').filter(Boolean);
   return [defaultCaptureDir(env, home)];

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputFile } from '../../../src/cache/output.js';
 import { main } from '../../../src/cli/main.js';
-import { manifestFile, treeStamp, warmJson, warmPaths } from '../../../src/cli/warm.js';
+import { manifestFile, treeStamp, warmJson, warmPaths, writeManifest, type RunManifest } from '../../../src/cli/warm.js';
 
 const PI = 'test/fixtures/pi';
 
@@ -48,6 +48,16 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
       sink: { line: (t) => void parts.push(Buffer.from(`${t}\n`)), bytes: (b) => void parts.push(Buffer.from(b)) },
     });
     return code === null ? null : { code, text: Buffer.concat(parts).toString('utf8') };
+  };
+  /** A manifest file's parts: `<16-digit JSON length>\n<JSON><sample bytes>`. */
+  const readParts = (file: string) => {
+    const b = readFileSync(file);
+    const len = Number(b.subarray(0, 16).toString('latin1'));
+    return { json: JSON.parse(b.subarray(17, 17 + len).toString('utf8')) as RunManifest, bytes: b.subarray(17 + len) };
+  };
+  const writeParts = (file: string, json: unknown, bytes: Uint8Array) => {
+    const j = Buffer.from(JSON.stringify(json));
+    writeFileSync(file, Buffer.concat([Buffer.from(`${String(j.length).padStart(16, '0')}\n`), j, bytes]));
   };
   const sessionFiles = (root: string) =>
     readdirSync(root, { recursive: true, withFileTypes: true })
@@ -116,32 +126,88 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     }
   });
 
-  it('ignores a corrupt or foreign manifest or output entry (a full run rewrites them)', async () => {
+  it('ignores a corrupt, cut or foreign manifest or output entry (a full run rewrites them)', async () => {
     const root = join(dir, 'in/long');
     const expected = await full('--no-cache', root);
     await full(root);
     const file = manifestFile(cacheDir, [root]);
-    const good = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    const bad: unknown[] = [
-      { ...good, code: 'another build' },
-      { ...good, format: 'something else' },
-      { ...good, trees: ['0'.repeat(64)] },
-      { ...good, refs: [] },
-      { ...good, refs: (good.refs as object[]).map((r) => ({ ...r, host: 'opencode' })) },
-      { ...good, paths: ['/elsewhere'] },
+    const good = readParts(file);
+    assert.equal(good.json.refs.length, 1);
+    const [ref] = good.json.refs;
+    // The sample: the session's first and last min(size, 64 KiB) bytes, as the content check hashed them.
+    const session = readFileSync(ref.path);
+    const n = Math.min(session.length, 64 * 1024);
+    assert.equal(ref.check.size, session.length);
+    assert.deepEqual(good.bytes, Buffer.concat([session.subarray(0, n), session.subarray(session.length - n)]));
+    const flipped = (at: number) => {
+      const b = Buffer.from(good.bytes);
+      b[at] ^= 1;
+      return b;
+    };
+    const withRef = (r: object) => ({ ...good.json, refs: [{ ...ref, ...r }] });
+    const bad: Array<[string, unknown, Uint8Array]> = [
+      ['another build', { ...good.json, code: 'another build' }, good.bytes],
+      ['another format', { ...good.json, format: 'something else' }, good.bytes],
+      ['the earlier layout', { ...good.json, version: 1 }, good.bytes],
+      ['another stamp', { ...good.json, trees: ['0'.repeat(64)] }, good.bytes],
+      ['no refs', { ...good.json, refs: [] }, Buffer.alloc(0)],
+      ['another host', withRef({ host: 'opencode' }), good.bytes],
+      ['other paths', { ...good.json, paths: ['/elsewhere'] }, good.bytes],
+      ['an entry name outside the cache folder', withRef({ out: `../${ref.out}` }), good.bytes],
+      ['another head hash (not the entry trailer)', withRef({ check: { ...ref.check, head: '0'.repeat(64) } }), good.bytes],
+      ['another tail hash (not the entry trailer)', withRef({ check: { ...ref.check, tail: '0'.repeat(64) } }), good.bytes],
+      ['another size', withRef({ check: { ...ref.check, size: ref.check.size - 1 } }), good.bytes.subarray(2)],
+      ['another mtime', withRef({ check: { ...ref.check, mtimeMs: ref.check.mtimeMs + 1 } }), good.bytes],
+      ['a head byte changed', good.json, flipped(0)],
+      ['a tail byte changed', good.json, flipped(good.bytes.length - 1)],
+      ['the sample cut short', good.json, good.bytes.subarray(0, good.bytes.length - 1)],
+      ['bytes after the sample', good.json, Buffer.concat([good.bytes, Buffer.from('x')])],
     ];
-    for (const b of [...bad.map((v) => JSON.stringify(v)), '{"format":"prefix-lens-run-manifest"', '']) {
-      writeFileSync(file, b);
-      assert.equal(await warm('--json', root), null, b.slice(0, 80));
-      assert.equal((await full(root)).text, expected.text);
-      assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), good, 'rewritten');
+    const raw: Array<[string, string]> = [
+      ['JSON cut short', `${String(200).padStart(16, '0')}\n{"format":"prefix-lens-run-manifest"`],
+      ['no length field', JSON.stringify(good.json)],
+      ['empty', ''],
+    ];
+    for (const [what, json, bytes] of bad) {
+      writeParts(file, json, bytes);
+      assert.equal(await warm('--json', root), null, what);
+      assert.equal((await full(root)).text, expected.text, what);
+      const again = readParts(file);
+      assert.deepEqual(again.json, good.json, `rewritten: ${what}`);
+      assert.deepEqual(again.bytes, good.bytes, `rewritten: ${what}`);
     }
-    const [session] = sessionFiles(root);
-    const entry = outputFile(cacheDir, session);
+    for (const [what, text] of raw) {
+      writeFileSync(file, text);
+      assert.equal(await warm('--json', root), null, what);
+      assert.equal((await full(root)).text, expected.text, what);
+      assert.deepEqual(readParts(file).json, good.json, `rewritten: ${what}`);
+    }
+    assert.equal((await warm('--json', root))?.text, expected.text);
+    const entry = outputFile(cacheDir, ref.key);
     const text = readFileSync(entry);
     writeFileSync(entry, text.subarray(0, text.length - 3));
     assert.equal(await warm('--json', root), null, 'output entry cut short');
     await full(root);
+    assert.equal((await warm('--json', root))?.text, expected.text);
+  });
+
+  it('does not answer when the file changed after its output entry was written (the manifest has its new identity, the entry its old one)', async () => {
+    const root = join(dir, 'in/long');
+    const [session] = sessionFiles(root);
+    utimesSync(session, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
+    await full(root);
+    assert.ok(await warm('--json', root));
+    const { json } = readParts(manifestFile(cacheDir, [root]));
+    // Rewritten in place (same size, mtime and inode) between the entry's commit and the manifest's write.
+    const text = readFileSync(session, 'utf8');
+    const at = text.lastIndexOf('"text":"') + 8;
+    writeFileSync(session, `${text.slice(0, at)}${text[at] === 'X' ? 'Y' : 'X'}${text.slice(at + 1)}`);
+    utimesSync(session, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
+    await writeManifest(cacheDir, { rules: json.rules, paths: json.paths, trees: json.trees, refs: json.refs });
+    assert.notEqual(readParts(manifestFile(cacheDir, [root])).json.refs[0].check.tail, json.refs[0].check.tail, 'the manifest holds the new content');
+    assert.equal(await warm('--json', root), null);
+    const expected = await full('--no-cache', root);
+    assert.equal((await full(root)).text, expected.text);
     assert.equal((await warm('--json', root))?.text, expected.text);
   });
 
@@ -158,7 +224,11 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
   it('stamps what is below a path: names, types, sizes, mtimes; not through symbolic links', () => {
     const root = join(dir, 'in');
     const a = treeStamp(root);
-    assert.match(a ?? '', /^[0-9a-f]{64}$/);
+    // The stamp itself (no digest): a line per folder (its entry count) and per file (size, mtime, inode).
+    const files = (a ?? '').split('\n').filter((l) => l.startsWith('f\0')).map((l) => join(root, l.split('\0')[1]));
+    const all = readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    assert.deepEqual(files.sort(), all.sort());
+    assert.ok((a ?? '').startsWith(`d\0\0${readdirSync(root).length}\n`));
     assert.equal(treeStamp(root), a);
     writeFileSync(join(root, 'notes.txt'), 'x');
     assert.notEqual(treeStamp(root), a);
