@@ -9,17 +9,21 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { decompress } from 'fzstd';
 import { openRegular } from '../files.js';
 import { objectOf as parse } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
 import { botharnessDbPath, decodeCwdDir, dshHomeOfLog, LOG_NAME } from './locate.js';
 import { DshHeaderSchema, type DshHeader } from './schema.js';
-import { frameEnd, isZstd } from './zstd.js';
+import { decodeFrame, frameEnd, isZstd } from './zstd.js';
 
 /** Bytes read from the start of a log for discovery. */
 const PEEK_BYTES = 64 * 1024;
+/**
+ * Decoded bytes a peek may produce from those (a 64 KiB start of zstd frames can expand to
+ * gigabytes); the peek stops before the frame that would pass it.
+ */
+export const PEEK_DECODED_BYTES = 16 * 1024 * 1024;
 /** Characters of the first prompt kept for display. */
 const PROMPT_CHARS = 200;
 
@@ -32,10 +36,11 @@ export interface DshPeek {
 
 /**
  * The header, title and first prompt found in the first PEEK_BYTES of a log (complete zstd frames
- * or complete lines only).
+ * or complete lines only; zstd frames while their decoded bytes stay within `decodedBudget`: one that would pass it, or does
+ * not decode, is passed over).
  * @throws when the file cannot be opened or read
  */
-export async function peekDshLog(file: string): Promise<DshPeek> {
+export async function peekDshLog(file: string, decodedBudget = PEEK_DECODED_BYTES): Promise<DshPeek> {
   const { handle, size } = await openRegular(file);
   let buf: Buffer;
   try {
@@ -47,14 +52,16 @@ export async function peekDshLog(file: string): Promise<DshPeek> {
   }
   let text = '';
   if (isZstd(buf)) {
+    let budget = decodedBudget;
     for (let pos = 0; pos < buf.length; ) {
       const f = frameEnd(buf, pos);
       if (f.kind !== 'frame') break;
       if (!f.skippable) {
-        try {
-          text += Buffer.from(decompress(buf.subarray(pos, f.end))).toString('utf8');
-        } catch {
-          break;
+        const r = decodeFrame(buf.subarray(pos, f.end), f, budget);
+        // A frame that fails or passes the budget is passed over (the full read reports it).
+        if (r.kind === 'ok') {
+          budget -= r.out.length;
+          text += Buffer.from(r.out.buffer, r.out.byteOffset, r.out.length).toString('utf8');
         }
       }
       pos = f.end;
