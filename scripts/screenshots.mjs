@@ -1,6 +1,6 @@
 // `npm run screenshots`: regenerates the committed screenshots from the real workbench.
 //   e2e suite (development path)  → docs/screenshots/vscode-{sidebar,timeline}-<theme>.png,
-//                                     docs/screenshots/vscode-request-diff.png, and the
+//                                     docs/screenshots/vscode-request-{detail,diff}.png, and the
 //                                     walkthrough images resources/walkthrough/{sessions,timeline}-{light,dark}.png
 //   installed suite (the VSIX)     → docs/screenshots/vscode/timeline-light.png (the Marketplace page's)
 //   browser test of `--html`       → docs/screenshots/timeline-{light,dark}.png (the standalone report)
@@ -23,6 +23,8 @@ try {
   }
   // "Compare with #8" from the Timeline: the diff editor (the suite's last theme, high contrast).
   copyFileSync(join(shots, 'vscode-request-diff.png'), join(repo, 'docs/screenshots/vscode-request-diff.png'));
+  // The detail of #9 with its "Compare with #8" button, just before the click.
+  copyFileSync(join(shots, 'vscode-request-detail.png'), join(repo, 'docs/screenshots/vscode-request-detail.png'));
   // The walkthrough shows the light image in light themes, the dark one in dark and high-contrast themes.
   for (const t of ['light', 'dark']) {
     for (const v of ['sessions', 'timeline']) copyFileSync(join(shots, `walkthrough-${v}-${t}.png`), join(repo, 'resources/walkthrough', `${v}-${t}.png`));

@@ -43,9 +43,11 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     return 0;
   }
   const [path, n, m, ...extra] = args.positionals;
-  const index = Number(n);
-  const base = m === undefined ? undefined : Number(m);
-  const context = args.values.context === undefined ? 3 : Number(args.values.context);
+  // Digits only: Number() also takes "0x3", "1e3" and " 3 ", and rounds beyond 2^53.
+  const count = (x: string | undefined) => (x !== undefined && /^\d+$/.test(x) && Number.isSafeInteger(Number(x)) ? Number(x) : NaN);
+  const index = count(n);
+  const base = m === undefined ? undefined : count(m);
+  const context = args.values.context === undefined ? 3 : count(args.values.context);
   const whole = (x: number | undefined) => x === undefined || (Number.isInteger(x) && x >= 1);
   const problem =
     !path || !n

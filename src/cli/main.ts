@@ -19,6 +19,7 @@ import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { diffCommand } from './diff.js';
+import { htmlTargetProblem } from './htmlTarget.js';
 import { watchSessions } from './watch.js';
 import type { NextSession } from '../memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
@@ -262,6 +263,15 @@ async function run(
   if (args.values.html !== undefined) {
     if (command === 'check') {
       err(`prefix-lens: --html is an option of analyze, not check\n${USAGE}`);
+      return 2;
+    }
+    if (args.values.html === '-' && args.values.json) {
+      err(`prefix-lens: --json and --html - both write to stdout; give --html a file\n${USAGE}`);
+      return 2;
+    }
+    const target = args.values.html === '-' ? null : htmlTargetProblem(args.values.html, args.positionals);
+    if (target) {
+      err(`prefix-lens: --html ${safe(args.values.html)}: ${target}`);
       return 2;
     }
     try {

@@ -136,3 +136,23 @@ function refusedOpen(file: string, e: unknown): unknown {
 export function fileErrorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/**
+ * Why `stat` of a path the user named failed, as "<path>: <reason>": ENOENT is "no such file or
+ * directory" (what callers matched before), a symbolic-link loop, a permission or a name problem
+ * says so (all of them used to read "no such file or directory").
+ */
+export function missingPathText(path: string, e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const reason =
+    code === 'ELOOP'
+      ? 'a loop of symbolic links (each points on to the next)'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : code === 'ENOTDIR'
+          ? 'a part of the path is a file, not a folder'
+          : code === 'ENAMETOOLONG'
+            ? 'the name is too long'
+            : 'no such file or directory';
+  return `${path}: ${reason}`;
+}

@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
 import { readCaptureSessions } from './capture/index.js';
-import { kindOf } from './files.js';
+import { kindOf, missingPathText } from './files.js';
 import { checkSessionNumbers } from './numbers.js';
 import { readOpenCode } from './opencode/index.js';
 import { locatePiSessions, readPiSession } from './pi/index.js';
@@ -54,8 +54,8 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   let st;
   try {
     st = await stat(arg);
-  } catch {
-    throw new Error(`${arg}: no such file or directory`);
+  } catch (e) {
+    throw new Error(missingPathText(arg, e));
   }
   if (st.isFile()) {
     if (arg.endsWith('.jsonl') && (await claudeRef(arg, true))) return readClaudeSession(arg, { requestsDir: opts.requestsDir });

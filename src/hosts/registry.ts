@@ -10,7 +10,7 @@
  * `sessions/`, an OpenCode data dir or `storage/`, a capture folder), or any folder with sessions
  * somewhere below it: `findSessions` walks it and asks every host what it recognizes.
  */
-import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from './files.js';
+import { missingPathText, WALK_MAX_DEPTH, WALK_SKIP_DIRS } from './files.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
@@ -411,14 +411,14 @@ async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<Se
  * Pi, a named `.db` as OpenCode); below it, each file and folder is offered to every host, and
  * folders no host claims are entered (symbolic links to folders are not entered, so a walk cannot loop).
  * @returns [] when nothing is recognized (the caller says why)
- * @throws Error "<path>: no such file or directory" when the path does not exist
+ * @throws Error "<path>: <reason>" (missingPathText) when the path cannot be stat-ed
  */
 export async function findSessions(path: string, hosts: readonly HostEntry[] = HOSTS): Promise<SessionRef[]> {
   let st;
   try {
     st = await stat(path);
-  } catch {
-    throw new Error(`${path}: no such file or directory`);
+  } catch (e) {
+    throw new Error(missingPathText(path, e));
   }
   for (const h of hosts) {
     const refs = await h.refsAt(path, st.isDirectory(), 'named');

@@ -81,7 +81,16 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
     await requests.getByRole('option', { name: 'Request 9: break, history-rewritten' }).click();
     const detail = app.getByRole('region', { name: 'Request detail' });
     await detail.getByText('Request 9').waitFor({ timeout: 10_000 });
-    await detail.getByRole('button', { name: 'Compare with #8' }).click();
+    const compare = detail.getByRole('button', { name: 'Compare with #8' });
+    // The detail as a user reads it before clicking: verdict, causes, break point and the button.
+    await compare.scrollIntoViewIfNeeded();
+    await wb.page.waitForTimeout(300);
+    const detailFile = join(screenshotsDir, 'vscode-request-detail.png');
+    // The editor part as the user sees it (an element screenshot inside the webview's nested frames comes out black).
+    const editorPart = await wb.page.locator('.part.editor').boundingBox();
+    await wb.page.screenshot({ path: detailFile, ...(editorPart ? { clip: editorPart } : {}) });
+    console.log(`      screenshot ${detailFile}`);
+    await compare.click();
     const tab = wb.page.locator('.tabs-container .tab', { hasText: 'pi lab session: #8 ↔ #9' });
     await tab.waitFor({ timeout: 60_000 });
     assert.match((await tab.getAttribute('aria-label')) ?? '', /verdict break \(history-rewritten\) · first difference in block 2 \(messages · messages\[0\]\.content\[0\]\.text\), byte 49 of the block, prefix byte 56/);

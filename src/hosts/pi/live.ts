@@ -13,6 +13,7 @@
  * as is a file in an older format (migrated file-wide) or one that had no header yet.
  */
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Diagnostic, Session } from '../../core/model.js';
 import { openRegular } from '../files.js';
@@ -240,6 +241,8 @@ export class PiLiveSession {
   private restored = false;
   /** The caller checked that the file starts with what was read (RestoreOptions): the next update skips `continues`. */
   private checked = false;
+  /** fileState at the last full read (reset): what readAgainIfChanged compares with. */
+  private fullReadOf: string | null = null;
 
   /**
    * Read once, not followed (open's `once`): after a full read the encoder keeps only the states
@@ -285,7 +288,31 @@ export class PiLiveSession {
     return s;
   }
 
+  /**
+   * A file that cannot be continued (gone, not a regular file, no Pi header yet, no entries): read
+   * again only when its stat moved since the last full read. Read again at every call, an
+   * unchanged header-only session was "rewritten" at every poll, and a deleted one whose watcher
+   * saw the CLI's own output in the same folder was re-reported thousands of times a second.
+   */
+  private async readAgainIfChanged(): Promise<LiveChange> {
+    if ((await this.fileState()) === this.fullReadOf) return 'unchanged';
+    await this.reset();
+    return 'reset';
+  }
+
+  /** The file's stat as one string (device, inode, size, times, mode), or the error code of stat. */
+  private async fileState(): Promise<string> {
+    try {
+      const st = await stat(this.file, { bigint: true });
+      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
+    } catch (e) {
+      return `error:${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+    }
+  }
+
   private async reset(limit?: number): Promise<void> {
+    // Taken before the read: a change during it shows as another state at the next update.
+    this.fullReadOf = await this.fileState();
     this.builder = null;
     this.events = [];
     this.eventsFor = 0;
@@ -462,13 +489,13 @@ export class PiLiveSession {
       await handle.close();
       size = s;
     } catch {
-      await this.reset();
-      return 'reset';
+      return this.readAgainIfChanged();
     }
     const incremental = this.read.header !== null && this.read.version === PI_SESSION_VERSION && this.read.entries.length > 0;
+    if (!incremental) return this.readAgainIfChanged();
     const checked = this.checked;
     this.checked = false;
-    if (!incremental || !(checked || (await this.continues(size)))) {
+    if (!(checked || (await this.continues(size)))) {
       await this.reset();
       return 'reset';
     }

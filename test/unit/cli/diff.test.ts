@@ -44,7 +44,7 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     assert.deepEqual([missing.code, missing.err], [1, 'prefix-lens diff: pi lab session has 13 request(s); no request #99']);
     const first = await run(['diff', PI_MAIN, '1']);
     assert.deepEqual([first.code, first.err], [1, 'prefix-lens diff: pi lab session has 13 request(s); request #1 has no earlier request to compare with']);
-    for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1'], ['diff', PI_MAIN, '3', '3']]) {
+    for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1'], ['diff', PI_MAIN, '3', '3'], ['diff', PI_MAIN, '0x3'], ['diff', PI_MAIN, '1e1'], ['diff', PI_MAIN, ' 3'], ['diff', PI_MAIN, '3.0'], ['diff', PI_MAIN, '99999999999999999999'], ['diff', PI_MAIN, '3', '--context', '0x2']]) {
       const r = await run(args);
       assert.equal(r.code, 2, args.join(' '));
       assert.match(r.err, /usage: prefix-lens diff <path> <N>/);

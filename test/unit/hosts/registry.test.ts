@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
@@ -61,6 +61,11 @@ describe('host registry', () => {
     // Named directly, a foreign .jsonl is still read (and its problems shown as diagnostics).
     assert.equal((await findSessions(join(d, 'claude.jsonl'))).length, 1);
     await assert.rejects(findSessions(join(dir, 'missing')), /missing: no such file or directory/);
+    // Not "no such file or directory" for a path that exists but cannot be followed.
+    symlinkSync('loop-b', join(dir, 'loop-a'));
+    symlinkSync('loop-a', join(dir, 'loop-b'));
+    await assert.rejects(findSessions(join(dir, 'loop-a')), /loop-a: a loop of symbolic links/);
+    await assert.rejects(findSessions(join(d, 'damaged.jsonl', 'x')), /x: a part of the path is a file, not a folder/);
   });
 
   it('finds every OpenCode session of a data dir or database, child sessions with their parent', async () => {
