@@ -311,8 +311,9 @@ export class PiLiveSession {
   }
 
   private async reset(limit?: number): Promise<void> {
-    // Taken before the read: a change during it shows as another state at the next update.
-    this.fullReadOf = await this.fileState();
+    // Taken before the read: a change during it shows as another state at the next update. A read
+    // that holds back the end of the file (open's warm-up) is not a full read.
+    this.fullReadOf = limit === undefined ? await this.fileState() : null;
     this.builder = null;
     this.events = [];
     this.eventsFor = 0;
