@@ -5,7 +5,9 @@
  * held in memory. Lines are split on LF; a CR before the LF (CRLF files) is dropped; a UTF-8 BOM at
  * the start of the file is dropped; a last line without a newline is still yielded (with
  * `eol: false`), since hosts append line by line and a reader may catch a line half written.
- * Bytes are decoded as UTF-8 per whole line, so multi-byte characters split across chunks are safe.
+ * Bytes are decoded as UTF-8 per whole line, so multi-byte characters split across chunks are safe;
+ * a line whose bytes are not valid UTF-8 (decoded with U+FFFD in their place) is marked
+ * (`invalidUtf8`), for a warning at its line: only lines whose text holds a U+FFFD are checked.
  * Only a regular file is read (files.ts: a FIFO, socket, directory or device is refused), and only
  * up to its size when opened: a file that keeps growing ends there.
  */
@@ -25,6 +27,60 @@ export interface Line {
   oversized?: number;
   /** Byte offset in the file just after the line (after its LF; at end of data when `eol` is false). */
   end?: number;
+  /**
+   * Set when the line's bytes are not valid UTF-8: the 0-based byte offset in the line of the first
+   * invalid sequence (`text` holds U+FFFD in place of each, as TextDecoder replaces them).
+   */
+  invalidUtf8?: number;
+}
+
+/**
+ * Byte offset of the first ill-formed UTF-8 sequence in `b` (the Unicode Standard's table 3-7 of
+ * well-formed byte sequences: no overlong forms, no surrogates, nothing above U+10FFFF), or -1.
+ */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) n = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    if (i + n >= b.length) return i;
+    if (b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (let k = 2; k <= n; k++) if ((b[i + k] & 0xc0) !== 0x80) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/** Where a line's text holds U+FFFD, the offset of its first invalid UTF-8 byte sequence, else undefined (a real U+FFFD is valid). */
+export function invalidUtf8At(text: string, bytes: Uint8Array): number | undefined {
+  if (!text.includes('\uFFFD')) return undefined;
+  const at = firstInvalidUtf8(bytes);
+  return at < 0 ? undefined : at;
+}
+
+/** The warning for a line whose bytes are not valid UTF-8 (`at`: Line.invalidUtf8). */
+export function invalidUtf8Warning(file: string, line: number, at: number): Diagnostic {
+  return {
+    file,
+    line,
+    severity: 'warning',
+    message: `invalid UTF-8 at byte ${at} of the line replaced by U+FFFD; the request's bytes are not the host's`,
+  };
 }
 
 export interface ReadLinesOptions {
@@ -85,7 +141,9 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
       first = false;
       if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
     }
-    return { line: lineNo, text: decoder.decode(buf), eol, end };
+    const text = decoder.decode(buf);
+    const bad = invalidUtf8At(text, buf);
+    return bad === undefined ? { line: lineNo, text, eol, end } : { line: lineNo, text, eol, end, invalidUtf8: bad };
   };
 
   for await (const chunk of stream as AsyncIterable<Buffer>) {
@@ -116,10 +174,10 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
 }
 
 /**
- * Result of parsing one JSONL line. `warning`: the value was read, but nested deeper than the
- * bound (core/depth.ts) and cut there.
+ * Result of parsing one JSONL line. `warnings`: the value was read, but its bytes were not valid
+ * UTF-8 (replaced by U+FFFD), or it was nested deeper than the bound (core/depth.ts) and cut there.
  */
-export type JsonLine = { ok: true; value: unknown; warning?: Diagnostic } | { ok: false; diagnostic: Diagnostic };
+export type JsonLine = { ok: true; value: unknown; warnings?: Diagnostic[] } | { ok: false; diagnostic: Diagnostic };
 
 /**
  * Parses one line as JSON; never throws. A failure gives a Diagnostic with the file and line:
@@ -135,8 +193,11 @@ export function parseJsonLine(file: string, l: Line): JsonLine {
   }
   try {
     const { value, cut } = parseBounded(l.text);
-    if (!cut) return { ok: true, value };
-    return { ok: true, value, warning: { file, line: l.line, severity: 'warning', message: depthMessage(cut) } };
+    if (!cut && l.invalidUtf8 === undefined) return { ok: true, value };
+    const warnings: Diagnostic[] = [];
+    if (l.invalidUtf8 !== undefined) warnings.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
+    if (cut) warnings.push({ file, line: l.line, severity: 'warning', message: depthMessage(cut) });
+    return { ok: true, value, warnings };
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     const truncated = !l.eol;
@@ -154,8 +215,8 @@ export function parseJsonLine(file: string, l: Line): JsonLine {
   }
 }
 
-/** A parsed JSONL line: its value (with a warning when it was cut), or the diagnostic explaining why it was skipped. */
-export type JsonLineResult = { line: number; value: unknown; warning?: Diagnostic } | { line: number; diagnostic: Diagnostic };
+/** A parsed JSONL line: its value (with warnings: invalid UTF-8, cut), or the diagnostic explaining why it was skipped. */
+export type JsonLineResult = { line: number; value: unknown; warnings?: Diagnostic[] } | { line: number; diagnostic: Diagnostic };
 
 /**
  * Yields every non-blank line of a JSONL file parsed as JSON, or a diagnostic for a line that is
@@ -167,7 +228,7 @@ export async function* readJsonLines(file: string, opts?: ReadLinesOptions): Asy
     if (l.oversized === undefined && l.text.trim() === '') continue;
     const r = parseJsonLine(file, l);
     if (!r.ok) yield { line: l.line, diagnostic: r.diagnostic };
-    else if (r.warning) yield { line: l.line, value: r.value, warning: r.warning };
+    else if (r.warnings) yield { line: l.line, value: r.value, warnings: r.warnings };
     else yield { line: l.line, value: r.value };
   }
 }

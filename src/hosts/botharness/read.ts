@@ -11,7 +11,7 @@ import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import { openRegular } from '../files.js';
 import { describeIssues } from '../issues.js';
-import { readLines } from '../lines.js';
+import { invalidUtf8Warning, readLines } from '../lines.js';
 import { DshEventSchema, DshHeaderSchema, PackedChunkSchema, QUIET_TYPES, type DshEvent, type DshHeader } from './schema.js';
 import { isZstd, zstdLogLines, type LogLine } from './zstd.js';
 
@@ -64,7 +64,7 @@ async function isCompressed(file: string): Promise<boolean> {
 }
 
 async function* plainLines(file: string): AsyncGenerator<LogLine> {
-  for await (const l of readLines(file)) yield { line: l.line, text: l.oversized !== undefined ? '' : l.text, frame: null };
+  for await (const l of readLines(file)) yield { line: l.line, text: l.oversized !== undefined ? '' : l.text, frame: null, invalidUtf8: l.invalidUtf8 };
 }
 
 /**
@@ -83,6 +83,7 @@ export async function readDshLog(file: string): Promise<DshRead> {
     const lines = compressed ? zstdLogLines(file, diagnostics) : plainLines(file);
     for await (const l of lines) {
       if (l.text.trim() === '') continue;
+      if (l.invalidUtf8 !== undefined) diagnostics.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
       let value: unknown;
       try {
         const r = parseBounded(l.text);

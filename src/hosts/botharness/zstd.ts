@@ -17,6 +17,7 @@
 import { Decompress, decompress } from 'fzstd';
 import type { Diagnostic } from '../../core/model.js';
 import { openRegular } from '../files.js';
+import { invalidUtf8At } from '../lines.js';
 
 /** Zstandard frame magic number, little-endian (RFC 8878 §3.1.1). */
 const ZSTD_MAGIC = 0xfd2fb528;
@@ -41,6 +42,8 @@ export interface LogLine {
   text: string;
   /** 0-based index of the frame the line came from (null for an uncompressed log). */
   frame: number | null;
+  /** Set when the line's bytes are not valid UTF-8: the byte offset of the first invalid sequence (lines.ts Line.invalidUtf8). */
+  invalidUtf8?: number;
 }
 
 /** Where a frame ends, or why it cannot be delimited. */
@@ -231,16 +234,39 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
   let lineNo = 0;
   /** A line split across frames (a batch always ends with a newline, but a writer may differ). */
   let carry = '';
+  /** The bytes of `carry` (kept for the UTF-8 check of a line containing U+FFFD). */
+  let carryBytes: Uint8Array = new Uint8Array(0);
   const decoder = new TextDecoder('utf-8');
   const diag = (severity: Diagnostic['severity'], message: string) =>
     diagnostics.push({ file, line: lineNo + 1, severity, message });
 
-  const linesOf = function* (text: string, f: number): Generator<LogLine> {
-    const parts = (carry + text).split('\n');
+  const linesOf = function* (out: Uint8Array, f: number): Generator<LogLine> {
+    const text = decoder.decode(out);
+    const all = carry + text;
+    const parts = all.split('\n');
+    const checked = all.includes('\uFFFD');
+    // The bytes of each part, only when a U+FFFD may stand for invalid bytes (LF never occurs inside a UTF-8 sequence).
+    let bytes = checked ? (carryBytes.length ? Buffer.concat([carryBytes, out]) : out) : null;
     carry = parts.pop() ?? '';
+    let lastNl = -1;
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i] === 0x0a) {
+        lastNl = i;
+        break;
+      }
+    }
+    // A copy (slice), so a frame's buffer is not kept alive by its last few bytes.
+    carryBytes = lastNl < 0 ? Buffer.concat([carryBytes, out]) : lastNl === out.length - 1 ? new Uint8Array(0) : out.slice(lastNl + 1);
     for (const p of parts) {
       lineNo++;
-      yield { line: lineNo, text: p.endsWith('\r') ? p.slice(0, -1) : p, frame: f };
+      const line: LogLine = { line: lineNo, text: p.endsWith('\r') ? p.slice(0, -1) : p, frame: f };
+      if (bytes) {
+        const nl = bytes.indexOf(0x0a);
+        const bad = invalidUtf8At(p, bytes.subarray(0, nl));
+        if (bad !== undefined) line.invalidUtf8 = bad;
+        bytes = bytes.subarray(nl + 1);
+      }
+      yield line;
     }
   };
 
@@ -290,7 +316,7 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
         continue;
       }
       const out = r.out;
-      yield* linesOf(decoder.decode(out), index);
+      yield* linesOf(out, index);
     }
     buf = buf.subarray(pos);
     base += pos;
@@ -308,7 +334,8 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
   yield* drain(true);
   if (carry) {
     lineNo++;
-    yield { line: lineNo, text: carry, frame: frame - 1 };
+    const bad = invalidUtf8At(carry, carryBytes);
+    yield bad === undefined ? { line: lineNo, text: carry, frame: frame - 1 } : { line: lineNo, text: carry, frame: frame - 1, invalidUtf8: bad };
     carry = '';
   }
 }

@@ -61,7 +61,7 @@ export async function readCcFile(file: string): Promise<CcRead> {
         out.diagnostics.push(r.diagnostic);
         continue;
       }
-      if (r.warning) out.diagnostics.push(r.warning);
+      if (r.warnings) out.diagnostics.push(...r.warnings);
       const o = r.value;
       if (!o || typeof o !== 'object' || Array.isArray(o)) {
         out.diagnostics.push({ file, line: r.line, severity: 'warning', message: 'line is not a JSON object; skipped' });

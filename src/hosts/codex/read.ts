@@ -44,7 +44,7 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
         out.diagnostics.push(r.diagnostic);
         continue;
       }
-      if (r.warning) out.diagnostics.push(r.warning);
+      if (r.warnings) out.diagnostics.push(...r.warnings);
       const o = r.value as Record<string, unknown>;
       if (!o || typeof o !== 'object' || Array.isArray(o)) {
         warn(r.line, 'line is not a JSON object; skipped');

@@ -14,7 +14,7 @@ import { depthMessage, parseBounded } from '../../core/depth.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import { describeIssues } from '../issues.js';
-import { readLines } from '../lines.js';
+import { invalidUtf8Warning, readLines } from '../lines.js';
 import {
   CompactionLineSchema,
   HeaderSchema,
@@ -81,6 +81,7 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
         continue;
       }
       if (l.text.trim() === '') continue;
+      if (l.invalidUtf8 !== undefined) out.diagnostics.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
       let value: unknown;
       try {
         const r = parseBounded(l.text);

@@ -75,7 +75,7 @@ async function consume(file: string, start: number, firstLine: number, raws: Raw
       break;
     }
     lines++;
-    collectLine(file, r.ok ? { line: l.line, value: r.value, warning: r.warning } : { line: l.line, diagnostic: r.diagnostic }, raws, diagnostics);
+    collectLine(file, r.ok ? { line: l.line, value: r.value, warnings: r.warnings } : { line: l.line, diagnostic: r.diagnostic }, raws, diagnostics);
     end = l.end!;
     line = l.line;
   }

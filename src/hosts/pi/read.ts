@@ -154,7 +154,7 @@ export function collectLine(file: string, r: JsonLineResult, raws: RawLine[], di
     diagnostics.push(r.diagnostic);
     return;
   }
-  if (r.warning) diagnostics.push(r.warning);
+  if (r.warnings) diagnostics.push(...r.warnings);
   if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) {
     diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
     return;
