@@ -24,12 +24,22 @@ export interface Member {
   value: Span;
 }
 
+/** Thrown by scanSpans for a document nested deeper than its `depthLimit` (the scanner recurses per level). */
+export class JsonTooDeep extends RangeError {
+  constructor(readonly offset: number, limit: number) {
+    super(`JSON nested deeper than ${limit} levels at byte ${offset}`);
+  }
+}
+
 /**
  * Scans a JSON document into spans.
- * @throws SyntaxError with the byte offset when the document is not valid JSON.
+ * @param depthLimit deepest nesting scanned (the root is level 1); deeper throws JsonTooDeep
+ *   instead of overflowing the stack
+ * @throws SyntaxError with the byte offset when the document is not valid JSON (as far as scanned);
+ *   JsonTooDeep past `depthLimit`
  */
-export function scanSpans(buf: Uint8Array, maxDepth = 6): Span {
-  const s = new Scanner(buf, maxDepth);
+export function scanSpans(buf: Uint8Array, maxDepth = 6, depthLimit = 512): Span {
+  const s = new Scanner(buf, maxDepth, depthLimit);
   s.ws();
   const root = s.value(0);
   s.ws();
@@ -57,6 +67,7 @@ class Scanner {
   constructor(
     private readonly buf: Uint8Array,
     private readonly maxDepth: number,
+    private readonly depthLimit: number,
   ) {}
 
   fail(what: string): never {
@@ -75,6 +86,7 @@ class Scanner {
   value(depth: number): Span {
     const c = this.buf[this.pos];
     const start = this.pos;
+    if ((c === 0x7b || c === 0x5b) && depth >= this.depthLimit) throw new JsonTooDeep(start, this.depthLimit);
     if (c === 0x7b) return this.object(depth);
     if (c === 0x5b) return this.array(depth);
     if (c === QUOTE) {

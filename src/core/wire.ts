@@ -11,7 +11,8 @@
 import { flat } from './flat.js';
 import type { Block, CacheBreakpoint, Segment } from './model.js';
 import { BLOCK_PARTS, COPY_BLOCK, type BlockNode, type BlockPart } from './chain.js';
-import { member, scanSpans, type Span } from './jsonspan.js';
+import { cutDeep, depthMessage, MAX_JSON_DEPTH } from './depth.js';
+import { JsonTooDeep, member, scanSpans, type Span } from './jsonspan.js';
 import { JsonLiteral } from './literal.js';
 import { defaultRules, familyFor, type ProviderRules } from './rules.js';
 
@@ -76,7 +77,61 @@ function detectApi(root: Span): WireApi {
  * @throws SyntaxError when the body is not JSON (message includes the byte offset)
  */
 export function parseWireBody(body: Uint8Array, api?: WireApi, rules: ProviderRules = defaultRules): WireRequest & { api: WireApi } {
-  const root = scanSpans(body, 6);
+  return wireOfSpans(scanSpans(body, 6, MAX_JSON_DEPTH), body, api, rules);
+}
+
+/** A body JSON but not a request body (not an object): it is not used. */
+export class NotARequestBody extends Error {}
+
+/** A captured body as analyzed: see checkedWireBody. */
+export interface CheckedWireBody {
+  /** The bytes the blocks point into: the body's, without a leading UTF-8 BOM; re-encoded when it was cut. */
+  bytes: Uint8Array;
+  wire: WireRequest & { api: WireApi };
+  /** What is not as a request body should be (one sentence each): a depth cut, a missing or mistyped `messages`/`model`. */
+  warnings: string[];
+}
+
+const JSON_TYPE = (s: Span | undefined): string => (s === undefined ? 'absent' : s.type === 'literal' ? 'a literal' : `${s.type === 'array' || s.type === 'object' ? 'an' : 'a'} ${s.type}`);
+
+/**
+ * Reads a captured body as every wire reader does: a leading UTF-8 BOM is dropped (as in a JSONL
+ * file); a body nested deeper than MAX_JSON_DEPTH (core/depth.ts) is parsed, cut there and
+ * re-encoded (JSON.stringify), with a warning: its blocks' bytes are then not the host's; an object
+ * without a `messages` array (`input` for OpenAI Responses: an array or a string) or a string
+ * `model` is read as it is, with a warning each.
+ * @throws SyntaxError when the body is not JSON; NotARequestBody when it is JSON but not an object
+ */
+export function checkedWireBody(raw: Uint8Array, api?: WireApi, rules: ProviderRules = defaultRules): CheckedWireBody {
+  let bytes = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
+  const warnings: string[] = [];
+  let first = 0;
+  while (first < bytes.length && (bytes[first] === 0x20 || bytes[first] === 0x0a || bytes[first] === 0x0d || bytes[first] === 0x09)) first++;
+  // An array is never a request body: not scanned (nor cut, however deep).
+  if (bytes[first] === 0x5b) throw new NotARequestBody('request body is an array, not a JSON object');
+  let root: Span;
+  try {
+    root = scanSpans(bytes, 6, MAX_JSON_DEPTH);
+  } catch (e) {
+    if (!(e instanceof JsonTooDeep)) throw e;
+    const value = JSON.parse(utf8.decode(bytes)) as unknown; // any depth; throws SyntaxError when not JSON
+    const cut = cutDeep(value);
+    bytes = new TextEncoder().encode(JSON.stringify(value));
+    if (cut) warnings.push(`${depthMessage(cut)} (the body is re-encoded)`);
+    root = scanSpans(bytes, 6, MAX_JSON_DEPTH);
+  }
+  if (root.type !== 'object') throw new NotARequestBody(`request body is ${root.type === 'literal' ? utf8.decode(bytes.subarray(root.start, root.end)) : JSON_TYPE(root)}, not a JSON object`);
+  const wire = wireOfSpans(root, bytes, api, rules);
+  const key = wire.api === 'openai-responses' ? 'input' : 'messages';
+  const messages = member(root, key);
+  if (messages?.type !== 'array' && !(key === 'input' && messages?.type === 'string')) warnings.push(`request body's \`${key}\` is ${JSON_TYPE(messages)}, not an array: no message blocks`);
+  const model = member(root, 'model');
+  if (model?.type !== 'string') warnings.push(`request body's \`model\` is ${JSON_TYPE(model)}, not a string`);
+  return { bytes, wire, warnings };
+}
+
+/** parseWireBody from the scanned spans of `body`. */
+function wireOfSpans(root: Span, body: Uint8Array, api: WireApi | undefined, rules: ProviderRules): WireRequest & { api: WireApi } {
   const text = (s: Span) => utf8.decode(body.subarray(s.start, s.end));
   const json = (s: Span | undefined): unknown => (s ? JSON.parse(text(s)) : undefined);
   const resolvedApi = api ?? detectApi(root);

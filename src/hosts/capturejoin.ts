@@ -22,7 +22,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { folderName } from '../capture/store.js';
 import type { Session } from '../core/model.js';
-import { parseWireBody } from '../core/wire.js';
+import { checkedWireBody } from '../core/wire.js';
 import { FILE_LIMITS, readRegularFile } from './files.js';
 import { readMetaObject } from './meta.js';
 import { AFTER_MS, BEFORE_MS, daysBetween } from './capturestamp.js';
@@ -89,7 +89,7 @@ async function entryFirstMessageHash(e: Entry): Promise<string | null> {
 
 async function hashFirstMessage(file: string): Promise<string | null> {
   try {
-    return bodyFirstMessageHash(parseWireBody(await readRegularFile(file, FILE_LIMITS.body)).blocks);
+    return bodyFirstMessageHash(checkedWireBody(await readRegularFile(file, FILE_LIMITS.body)).wire.blocks);
   } catch {
     return null;
   }

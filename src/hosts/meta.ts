@@ -2,11 +2,82 @@
  * Sidecar JSON files of a capture folder (`NNN-….meta.json`, one object each), shared by the
  * wire readers: absent is normal (undefined, no diagnostic); anything else that cannot be used — not
  * a regular file, over the size limit, not JSON, not an object — is undefined with a warning at
- * the file, line 1. Depth-bounded like every untrusted JSON (core/depth.ts).
+ * the file, line 1. Depth-bounded like every untrusted JSON (core/depth.ts). The values the readers
+ * use are checked (checkMeta): a bad one is dropped with a warning.
  */
 import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
 import { FILE_LIMITS, fileErrorText, readRegularText } from './files.js';
+import { validTimeMs, validTokens } from './numbers.js';
+
+const TIME_KEYS = ['receivedAt', 'responseStartedAt', 'responseEndedAt'];
+const USAGE_KEYS = ['usage', 'responseUsage'];
+const KINDS = new Set(['agent', 'title', 'summary']);
+
+/** A value as a short text for a message (JSON; Infinity and NaN as such; long strings cut). */
+function shown(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+}
+
+/** Counts of a usage object (and of its `*_details` objects) that are not token counts: their paths and values. */
+function badCounts(u: Record<string, unknown>, at: string, out: string[]): void {
+  for (const [k, v] of Object.entries(u)) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && /details$/.test(k)) badCounts(v as Record<string, unknown>, `${at}.${k}`, out);
+    else if (typeof v === 'number' && !validTokens(v)) out.push(`${at}.${k} ${shown(v)}`);
+  }
+}
+
+/**
+ * The boundary check of a meta object, in place: the values the wire readers use that do not hold
+ * what they name are deleted (unknown), and each is named. Times (`receivedAt`,
+ * `responseStartedAt`, `responseEndedAt`) must be ISO strings of a time a Date holds; `status` an
+ * HTTP status (integer 100–599); `kind` agent, title or summary; `usage`/`responseUsage` objects
+ * whose numbers (and those of their `…details` objects) are token counts (numbers.ts validTokens).
+ * @returns one sentence per value deleted (empty when all were fine)
+ */
+export function checkMeta(meta: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const own = (k: string) => Object.prototype.hasOwnProperty.call(meta, k);
+  for (const k of TIME_KEYS) {
+    if (!own(k)) continue;
+    const v = meta[k];
+    if (typeof v !== 'string' || !validTimeMs(Date.parse(v))) {
+      problems.push(`${k} ${shown(v)} is not a time`);
+      delete meta[k];
+    }
+  }
+  if (own('status') && !(typeof meta.status === 'number' && Number.isInteger(meta.status) && meta.status >= 100 && meta.status <= 599)) {
+    problems.push(`status ${shown(meta.status)} is not an HTTP status`);
+    delete meta.status;
+  }
+  if (own('kind') && !(typeof meta.kind === 'string' && KINDS.has(meta.kind))) {
+    problems.push(`kind ${shown(meta.kind)} is not agent, title or summary`);
+    delete meta.kind;
+  }
+  for (const k of USAGE_KEYS) {
+    if (!own(k) || meta[k] === null) continue;
+    const u = meta[k];
+    if (!u || typeof u !== 'object' || Array.isArray(u)) {
+      problems.push(`${k} ${shown(u)} is not an object`);
+      delete meta[k];
+      continue;
+    }
+    const bad: string[] = [];
+    badCounts(u as Record<string, unknown>, k, bad);
+    if (bad.length) {
+      problems.push(`${bad.join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (the usage is unknown)`);
+      delete meta[k];
+    }
+  }
+  return problems;
+}
+
+/** The warning for a meta's values checkMeta deleted. */
+export function metaWarning(file: string, problems: string[]): Diagnostic {
+  return { file, line: 1, severity: 'warning', message: `meta values ignored (unknown): ${problems.join('; ')}` };
+}
 
 /**
  * Reads one meta file.
@@ -25,7 +96,11 @@ export async function readMetaObject(file: string, diagnostics: Diagnostic[]): P
   try {
     const { value, cut } = parseBounded(text);
     if (cut) diagnostics.push({ file, line: 1, severity: 'warning', message: depthMessage(cut) });
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const problems = checkMeta(value as Record<string, unknown>);
+      if (problems.length) diagnostics.push(metaWarning(file, problems));
+      return value as Record<string, unknown>;
+    }
     diagnostics.push({ file, line: 1, severity: 'warning', message: 'meta file is JSON but not an object; ignored' });
     return undefined;
   } catch (e) {

@@ -21,7 +21,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { chainOf, type BlockNode } from '../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, RequestKind, Session } from '../core/model.js';
-import { parseWireBody, type WireApi, type WireRequest } from '../core/wire.js';
+import { checkedWireBody, NotARequestBody, type WireApi, type WireRequest } from '../core/wire.js';
 import { usageFromResponse, wireOnlyRequest } from './capture/index.js';
 import { FILE_LIMITS, readRegularFile } from './files.js';
 import { readMetaObject } from './meta.js';
@@ -83,9 +83,11 @@ export async function readBodies(src: RequestSource, diagnostics: Diagnostic[]):
     b.meta = await readMetaObject(file.replace(/\.body\.json$/, '.meta.json'), diagnostics);
     if (typeof b.meta?.responseId === 'string' && b.meta.responseId) b.responseId = b.meta.responseId;
     try {
-      b.wire = parseWireBody(await readRegularFile(file, FILE_LIMITS.body), m ? (m[2] as WireApi) : undefined);
+      const checked = checkedWireBody(await readRegularFile(file, FILE_LIMITS.body), m ? (m[2] as WireApi) : undefined);
+      for (const message of checked.warnings) diagnostics.push({ file, line: 1, severity: 'warning', message });
+      b.wire = checked.wire;
     } catch (e) {
-      diagnostics.push({ file, line: 1, severity: 'error', message: `request body not used: ${e instanceof Error ? e.message : String(e)}` });
+      diagnostics.push({ file, line: 1, severity: 'error', message: e instanceof NotARequestBody ? `${e.message}; skipped` : `request body not used: ${e instanceof Error ? e.message : String(e)}` });
     }
     out.push(b);
   }

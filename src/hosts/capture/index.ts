@@ -8,10 +8,11 @@ import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { chainOf } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
-import { parseWireBody } from '../../core/wire.js';
+import { checkedWireBody, NotARequestBody, type CheckedWireBody } from '../../core/wire.js';
 import { z } from 'zod';
 import { parseBounded } from '../../core/depth.js';
 import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '../files.js';
+import { checkMeta } from '../meta.js';
 import { claudeSubagentOf, sessionOf, UNNAMED_SUBAGENT } from '../wireconversation.js';
 import { bodyFirstMessageHash } from '../wirematch.js';
 
@@ -41,6 +42,8 @@ export interface CapturedBody {
   meta: z.infer<typeof MetaSchema> | null;
   /** Why a `.meta.json` that exists could not be used (the body is still read, without it). */
   metaError?: string;
+  /** Values of the meta that were dropped (meta.ts checkMeta), one sentence each. */
+  metaProblems?: string[];
 }
 
 /**
@@ -71,7 +74,9 @@ export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
       continue;
     }
     try {
-      out.push({ file, bytes, meta: MetaSchema.parse(parseBounded(text).value) });
+      const value = parseBounded(text).value;
+      const problems = value && typeof value === 'object' && !Array.isArray(value) ? checkMeta(value as Record<string, unknown>) : [];
+      out.push({ file, bytes, meta: MetaSchema.parse(value), ...(problems.length ? { metaProblems: problems } : {}) });
     } catch (e) {
       out.push({ file, bytes, meta: null, metaError: e instanceof z.ZodError ? 'unexpected shape' : (e as Error).message });
     }
@@ -210,7 +215,7 @@ export async function readCaptureSessions(dir: string): Promise<Session[]> {
 }
 
 /** The conversation a body names (see readCaptureSessions): its session and agent, '' when it names none. */
-function conversationOf(body: CapturedBody, w: ReturnType<typeof parseWireBody>): { session: string; agent: string } {
+function conversationOf(body: CapturedBody, w: CheckedWireBody["wire"]): { session: string; agent: string } {
   const meta = body.meta as (Record<string, unknown> & { sessionId?: unknown; headers?: unknown }) | null;
   const headers = meta?.headers && typeof meta.headers === 'object' ? (meta.headers as Record<string, string | string[] | undefined>) : {};
   const session = typeof meta?.sessionId === 'string' && meta.sessionId ? meta.sessionId : (sessionOf(headers)?.value ?? '');
@@ -230,12 +235,18 @@ async function captureRequests(dir: string): Promise<{ requests: Array<{ req: Ll
       const file = body.file.replace(/\.body\.json$/, '.meta.json');
       diagnostics.push({ file, line: 1, message: `meta ignored (time and usage unknown): ${body.metaError}`, severity: 'warning' });
     }
+    if (body.metaProblems) {
+      diagnostics.push({ file: body.file.replace(/\.body\.json$/, '.meta.json'), line: 1, message: `meta values ignored (unknown): ${body.metaProblems.join('; ')}`, severity: 'warning' });
+    }
     if (body.error !== undefined) {
       diagnostics.push({ file: body.file, line: 1, message: `request body not read: ${body.error}`, severity: 'error' });
       continue;
     }
     try {
-      const w = parseWireBody(body.bytes);
+      const checked = checkedWireBody(body.bytes);
+      for (const message of checked.warnings) diagnostics.push({ file: body.file, line: 1, message, severity: 'warning' });
+      body.bytes = checked.bytes;
+      const w = checked.wire;
       const hasTools = w.blocks.some((b) => b.segment === 'tools');
       const req = wireOnlyRequest(
         { file: body.file, api: w.api, wire: w },
@@ -256,7 +267,7 @@ async function captureRequests(dir: string): Promise<{ requests: Array<{ req: Ll
       if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
       requests.push({ req, ...conversationOf(body, w) });
     } catch (e) {
-      diagnostics.push({ file: body.file, line: 1, message: `not a request body: ${(e as Error).message}`, severity: 'error' });
+      diagnostics.push({ file: body.file, line: 1, message: e instanceof NotARequestBody ? `${(e as Error).message}; skipped` : `not a request body: ${(e as Error).message}`, severity: 'error' });
     }
   }
   return { requests, diagnostics };

@@ -260,6 +260,8 @@ export async function openOpenCodeRef(ref: SessionRef, opts: { requestsDir?: Req
   let stored: StoredSession[];
   let storeDiagnostics: Diagnostic[] = [];
   let apisOf: () => Map<string, OpenCodeApi>;
+  /** False when the store holds a session before this one (by id): that read reports the bodies no session owns. */
+  let firstOfStore = true;
   if (ref.stamp?.startsWith(UNLISTABLE)) {
     const [dir, why] = ref.stamp.slice(UNLISTABLE.length).split('\u0000');
     return [failed(ref, `${dir}: cannot list this session folder (${why}); the sessions it should hold are not read`, [])];
@@ -273,6 +275,12 @@ export async function openOpenCodeRef(ref: SessionRef, opts: { requestsDir?: Req
     const s = await store(ref.path);
     if (!s.db) return [failed(ref, 'the database cannot be read', s.diagnostics)];
     stored = readTables(s.db, ref.path, { sessionId: ref.id }, []).sessions;
+    try {
+      const head = rows(s.db, 'SELECT id FROM session ORDER BY id LIMIT 1')[0]?.id;
+      firstOfStore = head === undefined || String(head) === ref.id;
+    } catch {
+      // No session table: the only session read is the first.
+    }
     storeDiagnostics = s.diagnostics;
     apisOf = () => (s.apis ??= inferApis(readTables(s.db!, ref.path, {}, []).sessions));
   }
@@ -285,7 +293,7 @@ export async function openOpenCodeRef(ref: SessionRef, opts: { requestsDir?: Req
     r.session.diagnostics.unshift(...storeDiagnostics.filter((d) => d.file === r.session.path || d.file.startsWith(`${r.session.path}-`)));
     return r;
   });
-  if (opts.requestsDir !== undefined) await withWire(recons, opts.requestsDir);
+  if (opts.requestsDir !== undefined) await withWire(recons, opts.requestsDir, firstOfStore);
   return recons.map((r) => r.session);
 }
 

@@ -25,7 +25,7 @@
 import { basename } from 'node:path';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest, Session, TranscriptEvent } from '../../core/model.js';
-import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
+import { checkedWireBody, NotARequestBody, type WireApi, type WireRequest } from '../../core/wire.js';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, readRegularFile } from '../files.js';
 import { readMetaObject } from '../meta.js';
@@ -85,7 +85,10 @@ export async function readOpenCodeBodies(src: RequestSource, diagnostics: Diagno
       try {
         const metaApi = typeof meta?.api === 'string' ? (meta.api as WireApi) : undefined;
         const urlApi = typeof meta?.url === 'string' && /\/messages(\?|$)/.test(meta.url) ? 'anthropic-messages' : undefined;
-        body.wire = parseWireBody(bytes, metaApi ?? urlApi);
+        const checked = checkedWireBody(bytes, metaApi ?? urlApi);
+        for (const message of checked.warnings) diagnostics.push({ file, line: 1, severity: 'warning', message });
+        bytes = checked.bytes;
+        body.wire = checked.wire;
         body.api = body.wire.api;
         const dec = new TextDecoder();
         const texts = (seg: string) => body.wire!.blocks.filter((b) => b.segment === seg).map((b) => textOf(JSON.parse(dec.decode(b.bytes)) as unknown));
@@ -103,7 +106,7 @@ export async function readOpenCodeBodies(src: RequestSource, diagnostics: Diagno
                 : 'agent';
         if (body.kind === 'summary') body.promptText = messageTexts(bytes).join('\n');
       } catch (e) {
-        diagnostics.push({ file, line: 1, severity: 'error', message: `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+        diagnostics.push({ file, line: 1, severity: 'error', message: e instanceof NotARequestBody ? `${e.message}; skipped` : `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
       }
     }
     out.push(body);
@@ -115,11 +118,13 @@ export async function readOpenCodeBodies(src: RequestSource, diagnostics: Diagno
  * Wire mode for sessions read together: their reconstructed requests replaced by the captured
  * bodies that are theirs (wire.ts applyWire). A body with OpenCode's `x-session-id` goes to that
  * session; one without goes to the only session when just one is read, else to none. A body's
- * problems go to its session, those of bodies of no session read here to every session.
+ * problems go to its session, those of bodies of no session read here to the first session (once).
+ * @param reportUnowned false when another read of the same store reports the problems of bodies
+ *   no session owns (the CLI reads a database's sessions one by one): they are then left out
  * Never throws: a source that cannot be listed is an error diagnostic on every session (requests
  * stay reconstructed).
  */
-export async function withWire(recons: Reconstruction[], src: RequestSource): Promise<void> {
+export async function withWire(recons: Reconstruction[], src: RequestSource, reportUnowned = true): Promise<void> {
   const label = sourceLabel(src);
   const wireDiagnostics: Diagnostic[] = [];
   let bodies;
@@ -141,17 +146,18 @@ export async function withWire(recons: Reconstruction[], src: RequestSource): Pr
   const bodyByFile = new Map(bodies.map((b) => [b.file, b] as const));
   const ids = new Set(recons.map((r) => r.session.id));
   // A body's problems go to its session; those of a body whose session is unknown (its meta is
-  // unreadable) or not read here go to every session, like the folder's own problems.
+  // unreadable) or not read here go to the first session, once.
   const ownerOf = (d: Diagnostic): string | null => {
     const b = bodyByFile.get(d.file.replace(/\.meta\.json$/, '.body.json'));
     if (!b) return null;
     if (b.sessionId && ids.has(b.sessionId)) return b.sessionId;
-    return !b.sessionId && single ? recons[0].session.id : null;
+    return !b.sessionId && single && reportUnowned ? recons[0].session.id : null;
   };
-  for (const r of recons) {
+  for (const [i, r] of recons.entries()) {
+    // A problem of no session read here is reported once, on the first session (not once per session).
     r.session.diagnostics.push(...wireDiagnostics.filter((d) => {
       const owner = ownerOf(d);
-      return owner === null || owner === r.session.id;
+      return owner === null ? i === 0 && reportUnowned : owner === r.session.id;
     }));
     applyWire(r, bodies, single, label, providers);
   }

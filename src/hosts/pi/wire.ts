@@ -29,7 +29,7 @@ import { bodyFiles, noBodiesDiagnostic, sourceLabel, type RequestSource } from '
 import { depthMessage, parseBounded } from '../../core/depth.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest } from '../../core/model.js';
-import { parseWireBody, type WireApi, type WireRequest } from '../../core/wire.js';
+import { checkedWireBody, NotARequestBody, type WireApi, type WireRequest } from '../../core/wire.js';
 import type { PiEntryRec, PiRead } from './read.js';
 import { isoMs, type Reconstruction } from './normalize.js';
 
@@ -80,14 +80,17 @@ export async function readPiBodies(src: RequestSource, diagnostics: Diagnostic[]
     const responseId = str(meta?.responseId) ?? str(indexLine?.responseId);
     const body: PiBody = { file, n, api: nameApi ?? 'openai-completions', kind: 'agent', messages: 0, meta, responseId };
     try {
-      body.wire = parseWireBody(bytes, nameApi);
+      const checked = checkedWireBody(bytes, nameApi);
+      for (const message of checked.warnings) diagnostics.push({ file, line: 1, severity: 'warning', message });
+      bytes = checked.bytes;
+      body.wire = checked.wire;
       body.api = body.wire.api;
       body.messages = new Set(body.wire.blocks.filter((b) => b.segment === 'messages').map((b) => b.item)).size;
       // A body with tools is never a summary: parse it a second time (as an object) only otherwise.
       const hasTools = body.wire.blocks.some((b) => b.segment === 'tools');
       body.kind = !hasTools && isSummaryBody(JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>) ? 'summary' : 'agent';
     } catch (e) {
-      diagnostics.push({ file, line: 1, severity: 'error', message: `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
+      diagnostics.push({ file, line: 1, severity: 'error', message: e instanceof NotARequestBody ? `${e.message}; skipped` : `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
     }
     out.push(body);
   }
