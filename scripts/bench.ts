@@ -24,6 +24,8 @@
  * Usage: npm run bench [-- --rounds 3 --corpus-mib 72 --big-mib 100 --keep]
  *        npm run bench -- --only grown   (only the grown-session CLI runs of 4, on a new 100 MiB session: a few minutes)
  *        npm run bench -- --only append  (only the append → verdict series of 4: --watch and LiveAnalysis.update)
+ *        npm run bench -- --only warm [--rounds 15]  (only 2 and 3's warm runs, alternating with `node -e 0`
+ *                                     and the bare parse; again without NODE_EXTRA_CA_CERTS when it is set)
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -59,7 +61,7 @@ interface Run {
 }
 
 /** Runs `node --require probe <args>` with stdout discarded; wall time measured here. */
-function proc(args: string[], env: Record<string, string> = {}): Promise<Run> {
+function proc(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
   const probe = join(tmpdir(), `prefix-lens-probe-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
   return new Promise((ok, fail) => {
     const t0 = performance.now();
@@ -223,6 +225,51 @@ async function onlyGrown(): Promise<void> {
   else rmSync(dir, { recursive: true, force: true });
 }
 
+/**
+ * `--only warm`: the corpus and the 100 MiB session (same seeds as the full run), one cold
+ * `analyze --json` of each (writes the caches; its output is compared byte for byte with the warm
+ * run's), then `--rounds` alternating rounds of `node -e 0`, the bare parse and the warm run per
+ * input: medians, the warm/bare ratios, and what the warm run costs above `node -e 0`. When
+ * NODE_EXTRA_CA_CERTS is set, all again with it unset: Node (20) then parses that bundle and builds
+ * its root certificate store at every start before any script runs (nodejs/node#40524; ~45 ms CPU
+ * with a 144-certificate bundle here), a floor of the machine's environment, not of the CLI.
+ */
+async function onlyWarm(): Promise<void> {
+  await new Promise<void>((ok, fail) => execFile(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT }, (e) => (e ? fail(e) : ok())));
+  const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-'));
+  const corpus = join(dir, 'corpus');
+  const written = await writeCorpus(corpus, { sessions: Number(values.sessions), total: Number(values['corpus-mib']) * MiB, seed: 7 });
+  mkdirSync(join(dir, 'big'));
+  const big = join(dir, 'big', 'big-session.jsonl');
+  const bigW = await writeSession(big, { bytes: Number(values['big-mib']) * MiB, seed: 99, id: '019a0bbb-0000-7000-8000-000000000100', cwd: '/home/dev/big', startMs: Date.UTC(2026, 10, 20) });
+  console.log(`corpus: ${written.length} sessions, ${(written.reduce((a, w) => a + w.bytes, 0) / MiB).toFixed(1)} MiB; big session: ${(bigW.bytes / MiB).toFixed(1)} MiB; rounds: ${ROUNDS} (medians)`);
+  const env = { XDG_CACHE_HOME: join(dir, 'cache') };
+  const run = (args: string[]) => execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, maxBuffer: 1 << 30 });
+  const envs: Array<[string, Record<string, string | undefined>]> = [['', env]];
+  if (process.env.NODE_EXTRA_CA_CERTS) envs.push([' (NODE_EXTRA_CA_CERTS unset)', { ...env, NODE_EXTRA_CA_CERTS: undefined }]);
+  for (const [name, input] of [['corpus', corpus], ['100 MiB session', big]] as const) {
+    const cold = run(['analyze', '--json', input]);
+    const same = run(['analyze', '--json', input]).equals(cold);
+    console.log(`\n${name}: ${(cold.length / 1e6).toFixed(1)} MB of --json; warm output = cold output: ${same ? 'yes' : 'NO'}`);
+    for (const [label, e] of envs) {
+      const rs: Record<'node' | 'bare' | 'warm', Run[]> = { node: [], bare: [], warm: [] };
+      for (let i = 0; i < ROUNDS; i++) {
+        const order = i % 2 ? (['warm', 'bare', 'node'] as const) : (['node', 'bare', 'warm'] as const);
+        for (const k of order) rs[k].push(await proc(k === 'node' ? ['-e', '0'] : k === 'bare' ? [BARE, input] : [CLI, 'analyze', '--json', input], e));
+      }
+      const med = (k: keyof typeof rs): Run => ({ wallMs: median(rs[k].map((r) => r.wallMs)), cpuMs: median(rs[k].map((r) => r.cpuMs)), maxRssMiB: median(rs[k].map((r) => r.maxRssMiB)) });
+      const [n, b, w] = [med('node'), med('bare'), med('warm')];
+      console.log(`  ${label || 'environment as it is'}:`);
+      console.log(row('node -e 0', n));
+      console.log(row('bare parse', b));
+      console.log(row('warm analyze --json', w, b));
+      console.log(`  warm − node -e 0: ${f0(median(rs.warm.map((r, i) => r.cpuMs - rs.node[i].cpuMs)))} ms CPU (median of the rounds' differences); target: warm ≤ 0.1× bare`);
+    }
+  }
+  if (values.keep) console.log(`kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+}
+
 function hardLinkCorpus(src: string, dst: string, copies: number): void {
   for (let c = 0; c < copies; c++) {
     for (const sub of readdirSync(join(src, 'sessions'))) {
@@ -310,4 +357,4 @@ async function main(): Promise<void> {
   else rmSync(dir, { recursive: true, force: true });
 }
 
-void (values.only === 'grown' ? onlyGrown() : values.only === 'append' ? onlyAppend() : main());
+void (values.only === 'grown' ? onlyGrown() : values.only === 'append' ? onlyAppend() : values.only === 'warm' ? onlyWarm() : main());
