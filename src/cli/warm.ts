@@ -25,11 +25,13 @@
  * the manifest's file name is a short non-cryptographic hash of the paths (the paths are compared
  * too), the output entries' names are in the manifest.
  *
- * Manifest file: `<length>\n<JSON><bytes>`: the JSON's byte length (16 decimal digits), the JSON
- * (RunManifest), then per ref in order its head bytes and its tail bytes, min(size, CHECK_BYTES)
- * each (read per ref into one reused buffer: no buffer of the whole file's size to fault in).
+ * Manifest file: `<bytes><JSON>\n<length>\n`: per ref in order its head bytes and its tail bytes,
+ * min(size, CHECK_BYTES) each, then the JSON (RunManifest) and a newline, then the byte length of
+ * JSON and newline (16 decimal digits) and a newline, as an output entry's trailer. The writer
+ * appends each ref's sample as it is taken (memory: one sample, not the run's: a folder of 2,000
+ * sessions holds 256 MB of samples); the warm entry reads them per ref into one reused buffer.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { cachedOutputAt, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, outputFile, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { CACHE_VERSION, CHECK_BYTES, code, identityBySample, identityWithSample, type RefIdentityFields } from '../cache/identity.js';
@@ -155,39 +157,48 @@ export function manifestFile(cacheDir: string, paths: string[]): string {
  */
 export async function writeManifest(cacheDir: string, m: { rules: string; paths: string[]; trees: string[]; refs: RefIdentityFields[] }): Promise<void> {
   const file = manifestFile(cacheDir, m.paths);
-  const refs: ManifestRef[] = [];
-  const bytes: Buffer[] = [];
-  for (const r of m.refs) {
-    const s = r.host === 'pi' && r.stamp === undefined ? await identityWithSample(r, m.rules) : null;
-    if (!s) {
-      refs.length = 0;
-      break;
-    }
-    const { size, mtimeMs, head, tail } = s.id;
-    refs.push({ ...r, out: basename(outputFile(cacheDir, r.key)), check: { size: size!, mtimeMs: mtimeMs!, head: head!, tail: tail! } });
-    bytes.push(s.head, s.tail);
-  }
-  if (!refs.length) {
+  const drop = () => {
     try {
       unlinkSync(file);
     } catch {
       // none
     }
-    return;
-  }
-  const manifest: RunManifest = { format: FORMAT, version: VERSION, code: code(), rules: m.rules, paths: m.paths, trees: m.trees, refs };
+  };
+  if (!m.refs.length || !m.refs.every((r) => r.host === 'pi' && r.stamp === undefined)) return drop();
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  let fd: number | null = null;
   try {
     mkdirSync(join(file, '..'), { recursive: true });
-    const json = Buffer.from(JSON.stringify(manifest));
-    writeFileSync(tmp, Buffer.concat([Buffer.from(`${String(json.length).padStart(LEN_DIGITS, '0')}\n`), json, ...bytes]));
+    fd = openSync(tmp, 'w');
+    const writeAll = (b: Uint8Array) => {
+      for (let at = 0; at < b.length; ) at += writeSync(fd!, b, at, b.length - at);
+    };
+    const refs: ManifestRef[] = [];
+    for (const r of m.refs) {
+      const s = await identityWithSample(r, m.rules);
+      if (!s) throw new Error('not checkable');
+      const { size, mtimeMs, head, tail } = s.id;
+      refs.push({ ...r, out: basename(outputFile(cacheDir, r.key)), check: { size: size!, mtimeMs: mtimeMs!, head: head!, tail: tail! } });
+      // The bytes those hashes are of, written before the next ref is read.
+      writeAll(s.head);
+      writeAll(s.tail);
+    }
+    const manifest: RunManifest = { format: FORMAT, version: VERSION, code: code(), rules: m.rules, paths: m.paths, trees: m.trees, refs };
+    const json = Buffer.from(`${JSON.stringify(manifest)}\n`);
+    writeAll(json);
+    writeAll(Buffer.from(`${String(json.length).padStart(LEN_DIGITS, '0')}\n`));
+    closeSync(fd);
+    fd = null;
     renameSync(tmp, file);
   } catch {
+    if (fd !== null) closeSync(fd);
     try {
       unlinkSync(tmp);
     } catch {
       // not written
     }
+    // A ref that cannot be checked: no manifest (an earlier one of these paths would be stale).
+    drop();
   }
 }
 
@@ -217,20 +228,19 @@ function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
     return null;
   }
   let m: Partial<RunManifest>;
-  let size: number;
-  let samplesAt: number;
+  let samplesEnd: number;
   try {
-    size = fstatSync(fd).size;
+    const size = fstatSync(fd).size;
     const lenBuf = Buffer.allocUnsafe(LEN_DIGITS + 1);
-    if (readSync(fd, lenBuf, 0, lenBuf.length, 0) !== lenBuf.length) throw new Error('cut');
+    if (size < lenBuf.length || readSync(fd, lenBuf, 0, lenBuf.length, size - lenBuf.length) !== lenBuf.length) throw new Error('cut');
     const lenText = lenBuf.toString('latin1');
     if (!/^\d{16}\n$/.test(lenText)) throw new Error('not a manifest');
     const len = Number(lenText.slice(0, LEN_DIGITS));
-    if (len > size) throw new Error('cut');
+    samplesEnd = size - lenBuf.length - len;
+    if (len < 2 || samplesEnd < 0) throw new Error('cut');
     const json = Buffer.allocUnsafe(len);
-    if (readSync(fd, json, 0, len, lenBuf.length) !== len) throw new Error('cut');
-    m = JSON.parse(json.toString('utf8')) as Partial<RunManifest>;
-    samplesAt = lenBuf.length + len;
+    if (readSync(fd, json, 0, len, samplesEnd) !== len || json[len - 1] !== 0x0a) throw new Error('cut');
+    m = JSON.parse(json.toString('utf8', 0, len - 1)) as Partial<RunManifest>;
   } catch {
     closeSync(fd);
     return null;
@@ -250,14 +260,14 @@ function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
       if (!c || !Number.isSafeInteger(c.size) || c.size < 0 || typeof c.mtimeMs !== 'number' || typeof c.head !== 'string' || typeof c.tail !== 'string') return false;
       bytes += 2 * Math.min(c.size, CHECK_BYTES);
     }
-    // Cut short or with bytes after the last sample: not what was written.
-    return samplesAt + bytes === size;
+    // Samples cut short or with bytes between them and the JSON: not what was written.
+    return bytes === samplesEnd;
   })();
   if (!valid) {
     closeSync(fd);
     return null;
   }
-  return { m: m as RunManifest, fd, samplesAt };
+  return { m: m as RunManifest, fd, samplesAt: 0 };
 }
 
 /**

@@ -49,15 +49,16 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     });
     return code === null ? null : { code, text: Buffer.concat(parts).toString('utf8') };
   };
-  /** A manifest file's parts: `<16-digit JSON length>\n<JSON><sample bytes>`. */
+  /** A manifest file's parts: `<sample bytes><JSON>\n<16-digit length of JSON and newline>\n`. */
   const readParts = (file: string) => {
     const b = readFileSync(file);
-    const len = Number(b.subarray(0, 16).toString('latin1'));
-    return { json: JSON.parse(b.subarray(17, 17 + len).toString('utf8')) as RunManifest, bytes: b.subarray(17 + len) };
+    const len = Number(b.subarray(b.length - 17, b.length - 1).toString('latin1'));
+    const end = b.length - 17 - len;
+    return { json: JSON.parse(b.subarray(end, b.length - 18).toString('utf8')) as RunManifest, bytes: b.subarray(0, end) };
   };
   const writeParts = (file: string, json: unknown, bytes: Uint8Array) => {
-    const j = Buffer.from(JSON.stringify(json));
-    writeFileSync(file, Buffer.concat([Buffer.from(`${String(j.length).padStart(16, '0')}\n`), j, bytes]));
+    const j = Buffer.from(`${JSON.stringify(json)}\n`);
+    writeFileSync(file, Buffer.concat([bytes, j, Buffer.from(`${String(j.length).padStart(16, '0')}\n`)]));
   };
   const sessionFiles = (root: string) =>
     readdirSync(root, { recursive: true, withFileTypes: true })
@@ -164,8 +165,8 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
       ['bytes after the sample', good.json, Buffer.concat([good.bytes, Buffer.from('x')])],
     ];
     const raw: Array<[string, string]> = [
-      ['JSON cut short', `${String(200).padStart(16, '0')}\n{"format":"prefix-lens-run-manifest"`],
-      ['no length field', JSON.stringify(good.json)],
+      ['JSON cut short', `{"format":"prefix-lens-run-manifest"\n${String(200).padStart(16, '0')}\n`],
+      ['no length field', `${JSON.stringify(good.json)}\n`],
       ['empty', ''],
     ];
     for (const [what, json, bytes] of bad) {
