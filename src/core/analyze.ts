@@ -6,7 +6,7 @@
  * → view model (src/report).
  */
 import { commonDepth, markedNodes, type BlockNode } from './chain.js';
-import { classifyBreak, paramsCause, type Cause } from './classify.js';
+import { classifyBreak, paramsCause, type BreakContext, type Cause, type CompactionEvidence } from './classify.js';
 import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
@@ -86,7 +86,7 @@ export interface SessionAnalysis {
 }
 
 /** Estimated tokens of a prefix: through node `n` (null = none) and `extraBytes` more bytes. */
-type TokensAt = (n: BlockNode | null, extraBytes?: number) => number;
+export type TokensAt = (n: BlockNode | null, extraBytes?: number) => number;
 
 interface Entry {
   req: LlmRequest;
@@ -318,8 +318,7 @@ export class SessionJudge {
       if (bp) {
         a.break = bp;
         a.systemChange = systemChange(bp);
-        const compactedSince = lin.recent.some((e) => e.req.kind === 'summary' && e.req.index > best!.req.index);
-        a.causes.push(...classifyBreak(bp, best.tail, req.tail, { compactedSince }));
+        a.causes.push(...classifyBreak(bp, best.tail, req.tail, breakContext(lin, best, req.tail, bp.segment)));
       } else if (params) {
         a.break = paramsBreak(best.req, req, lin.family.params.map((p) => p.key));
       }
@@ -376,7 +375,7 @@ export class SessionJudge {
       else if ((collapsed || readStopsInHead(req, a.observedRead, a.expectedRead, tokensAt, lin.family)) && req.tail.at(1)?.block.segment === 'head') {
         a.verdict = 'break';
         a.break = headBreak();
-        a.causes.push(...classifyBreak(a.break, best.tail, req.tail));
+        a.causes.push(...classifyBreak(a.break, best.tail, req.tail, breakContext(lin, best, req.tail, 'head')));
       } else if (collapsed) a.verdict = 'unexplained-miss';
       else a.verdict = 'hit';
       if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
@@ -551,6 +550,77 @@ function hexKey(hex: string): string {
   return Buffer.from(hex, 'hex').toString('latin1');
 }
 
+/** Message blocks at the start of the messages a compaction summary is looked for in (compactionSince) and the histories compared in. */
+const SUMMARY_WINDOW = 8;
+
+/**
+ * What the judge knows of the requests between the matched entry `best` and the request (chain
+ * `tail`) whose break lies in `segment` (classify.ts BreakContext): whether a compaction came
+ * between them (compactionSince).
+ */
+function breakContext(lin: Lineage, best: Entry, tail: BlockNode, segment: BreakPoint['segment']): BreakContext {
+  const compaction = compactionSince(lin, best, tail, segment);
+  return compaction ? { compaction } : {};
+}
+
+/**
+ * Evidence that a compaction rewrote the history between the matched entry and a request, the
+ * strongest first: a summary request of the lineage sent after the entry's that the transcript or
+ * the recorder names (certain); the request's own compaction summary, a block of origin
+ * `compaction-summary` among its first messages that the entry's first messages do not hold
+ * (certain: the transcript); a summary request recognized by its text only (likely). A summary
+ * request is a compaction of this history only if the history changed: a break in the messages
+ * says so; a break before them (system, tools, head) needs the first messages to differ. Null
+ * when there is none.
+ */
+function compactionSince(lin: Lineage, best: Entry, tail: BlockNode, segment: BreakPoint['segment']): CompactionEvidence | null {
+  let request: CompactionEvidence | null = null;
+  for (const e of lin.recent) {
+    if (e.req.kind !== 'summary' || e.req.index <= best.req.index) continue;
+    const certainty = e.req.kindEvidence === 'heuristic' ? 'likely' : 'certain';
+    if (!request || certainty === 'certain') request = { via: 'summary-request', certainty };
+  }
+  if (request && segment !== 'messages' && !firstMessagesDiffer(best.tail, tail)) request = null;
+  if (request?.certainty === 'certain') return request;
+  const at = newSummary(best.tail, tail);
+  return at !== null ? { via: 'summary-block', at, certainty: 'certain' } : request;
+}
+
+/** The first SUMMARY_WINDOW message blocks of a chain (the messages come after the head segments: the first found by binary search over depth). */
+function firstMessages(tail: BlockNode): BlockNode[] {
+  let d = 1;
+  let hi = tail.depth + 1;
+  while (d < hi) {
+    const mid = (d + hi) >> 1;
+    if (tail.at(mid)!.block.segment === 'messages') hi = mid;
+    else d = mid + 1;
+  }
+  const out: BlockNode[] = [];
+  for (; d <= tail.depth && out.length < SUMMARY_WINDOW; d++) out.push(tail.at(d)!);
+  return out;
+}
+
+/** Whether two chains' first SUMMARY_WINDOW message blocks differ (bytes or count). */
+function firstMessagesDiffer(a: BlockNode, b: BlockNode): boolean {
+  const x = firstMessages(a);
+  const y = firstMessages(b);
+  if (x.length !== y.length) return true;
+  return x.some((n, i) => n.block !== y[i].block && Buffer.compare(n.block.bytes, y[i].block.bytes) !== 0);
+}
+
+/**
+ * The message index of a compaction summary (origin `compaction-summary`) among the request's
+ * first messages that none of the entry's first messages equals, null when there is none.
+ */
+function newSummary(entry: BlockNode, tail: BlockNode): number | null {
+  const summaries = (t: BlockNode) => firstMessages(t).filter((n) => n.block.origin === 'compaction-summary');
+  const mine = summaries(tail);
+  if (!mine.length) return null;
+  const theirs = summaries(entry);
+  const found = mine.find((n) => !theirs.some((m) => m.block === n.block || Buffer.compare(m.block.bytes, n.block.bytes) === 0));
+  return found ? found.block.item : null;
+}
+
 /**
  * An opaque head (reconstructed: the system prompt and tools unrecorded) and a read that stopped
  * inside it: short of the head's estimated tokens, and of the read expected, by more than the
@@ -558,10 +628,15 @@ function hexKey(hex: string): string {
  * changed (the recorded OpenCode phux V2 fleet delta in the system prompt: 7,424 read of a
  * ~7,821-token head). A read the live entries could not serve past (expected below the head, e.g.
  * no entry reachable by a breakpoint) is no evidence of a head change: a read of 0 where ~0 was
- * expected is explained.
- * @param expected the expected read (tokens), null when unknown
+ * expected is explained. No expectation is the same: with `expected` null (unknown) nothing says
+ * the read should have gone past the head, so it cannot be said to stop inside it (false, as for
+ * an expectation of 0; the judge's other rules, `collapsed` and the params check, read a null
+ * expectation the same way: no evidence).
+ * @param observed the read the provider reported (tokens), null without usage (false)
+ * @param expected the expected read (tokens), null when unknown (false)
+ * @param tokensAt the session's token estimate of a prefix (calibrated on its usage)
  */
-function readStopsInHead(req: LlmRequest, observed: number | null, expected: number | null, tokensAt: TokensAt, family: ProviderFamily): boolean {
+export function readStopsInHead(req: LlmRequest, observed: number | null, expected: number | null, tokensAt: TokensAt, family: ProviderFamily): boolean {
   const head = req.tail?.at(1);
   if (observed === null || expected === null || !head || head.block.segment !== 'head') return false;
   const tokens = Math.min(tokensAt(head), expected);

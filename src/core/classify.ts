@@ -74,11 +74,44 @@ const VOLATILE: Array<[string, RegExp]> = [
 /** What the judge knows of the requests between the matched entry and the request. */
 export interface BreakContext {
   /**
-   * A summary request (compaction) of the lineage was sent after the matched entry's request: a
-   * change in the messages is then the compaction's, wherever it first shows (OpenCode's second
-   * compaction wrote the same synthetic summary, so the history first differs at the turn after it).
+   * A compaction rewrote the history between the matched entry and the request: a change in the
+   * messages is then the compaction's, wherever it first shows (OpenCode's second compaction wrote
+   * the same synthetic summary, so the history first differs at the turn after it), and a change
+   * before them (the system prompt, the tools, an opaque head) came with it (a BotHarness persona
+   * refreshed at the compaction boundary, the developer items Codex's replacement history drops).
    */
-  compactedSince?: boolean;
+  compaction?: CompactionEvidence;
+}
+
+/** How the judge knows a compaction came between the matched entry and the request (BreakContext). */
+export interface CompactionEvidence {
+  /**
+   * `summary-request`: a summary request of the lineage was sent after the matched entry's;
+   * `summary-block`: the request carries a compaction summary (a block of origin
+   * `compaction-summary`, from the transcript) that the matched entry does not, at message `at`.
+   */
+  via: 'summary-request' | 'summary-block';
+  /** Message index of the summary (`summary-block`). */
+  at?: number;
+  /**
+   * `certain` when the transcript or the recorder says so; `likely` when the only witness is a
+   * summary request recognized by its body's text (LlmRequest.kindEvidence `heuristic`).
+   */
+  certainty: Cause['certainty'];
+}
+
+/**
+ * The `history-rewritten` cause of a compaction (BreakContext.compaction), ending with `tail`
+ * (where the request first differs).
+ */
+function compactionCause(c: CompactionEvidence, tail: string): Cause {
+  const why =
+    c.via === 'summary-block'
+      ? ` at message ${c.at}`
+      : c.certainty === 'certain'
+        ? ' (a summary request came after the compared one)'
+        : ' (a request recognized as a summary by its text came after the compared one)';
+  return { kind: 'history-rewritten', detail: `compaction: history replaced by a summary${why}${tail}`, certainty: c.certainty };
 }
 
 /**
@@ -93,6 +126,10 @@ export function classifyBreak(bp: BreakPoint, entry: BlockNode, request: BlockNo
   // first user message): after a compaction it changes with the history.
   if (bp.segment !== 'messages' && bp.newBlock?.origin === 'compaction-summary') {
     causes.push({ kind: 'history-rewritten', detail: `compaction: history replaced by a summary; ${bp.segment} ${bp.blockIndex} is derived from the history`, certainty: 'certain' });
+  } else if (bp.segment !== 'messages' && bp.segment !== 'params' && context.compaction) {
+    // The request changed before its messages, in the request that first carries a compaction:
+    // the compaction is named first, the change before it after (a cause of its own).
+    causes.push(compactionCause(context.compaction, `; ${bp.segment === 'head' ? 'the head' : `${bp.segment} ${bp.blockIndex}`} changed with it`));
   }
   if (bp.segment === 'tools') causes.push(toolsCause(entry, request));
   else if (bp.segment === 'system') {
@@ -500,9 +537,7 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode, con
       representation: keyOrder ? 'key-order' : 'other-encoding',
     };
   }
-  if (context.compactedSince) {
-    return { kind: 'history-rewritten', detail: `compaction: history replaced by a summary (a summary request came after the compared one), first changed at ${at}`, certainty: 'certain' };
-  }
+  if (context.compaction) return compactionCause(context.compaction, `, first changed at ${at}`);
   // Messages dropped (pruning) or inserted: the history goes on unchanged a few messages later.
   const same = (x: unknown, y: unknown) => x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);
   for (let j = 1; j <= SHIFT_MAX; j++) {

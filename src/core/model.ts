@@ -180,6 +180,14 @@ export interface LlmRequest {
   /** Wire API: `anthropic-messages`, `openai-completions`, `openai-responses`, … */
   api: string;
   kind: RequestKind;
+  /**
+   * How the reader knows `kind`: `heuristic` when it recognized the request by its body's text
+   * alone (a captured body without tools whose text mentions a summary, a host's compaction or
+   * summarization prompt, a title prompt), not from the transcript or the recorder's meta; absent
+   * when the transcript or the meta says so. A cause inferred from such a kind (a compaction
+   * between two requests) is `likely`, not `certain`.
+   */
+  kindEvidence?: 'heuristic';
   /** Time the request was sent, ms since epoch, or null when unknown. */
   timeMs: number | null;
   /**

@@ -100,12 +100,13 @@ export async function readBodies(src: RequestSource, diagnostics: Diagnostic[]):
  * `conversation`: the body belongs to another conversation of this ref (a sub-agent): it goes
  * to the session with that id, made (with `title`, `parentId` = the main session, and `note` as
  * its diagnostic) when the ref has none. `ctx.sameConversation`: the body's first message is
- * the first message of a request of the main session (the same conversation).
+ * the first message of a request of the main session (the same conversation). `kindEvidence`:
+ * `heuristic` when the host recognized the kind by the body's text (LlmRequest.kindEvidence).
  */
 export type Unmatched = (
   b: CapturedRequest,
   ctx: { sameConversation: boolean; firstMessage: string | null },
-) => { kind: RequestKind; note: string; provider: string; conversation?: { id: string; title: string; note: string } } | null;
+) => { kind: RequestKind; kindEvidence?: 'heuristic'; note: string; provider: string; conversation?: { id: string; title: string; note: string } } | null;
 
 /** SHA-256 (hex) of the bytes of the first messages-segment block of a chain (walked from its start), null when it has none. */
 export function firstMessageHash(tail: BlockNode | null): string | null {
@@ -180,7 +181,7 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
     const status = typeof b.meta?.status === 'number' ? b.meta.status : undefined;
     const req = wireOnlyRequest(
       { file: b.file, api: b.wire.api, wire: b.wire },
-      { provider: u.provider, kind: u.kind, timeMs: msOf(b.meta?.receivedAt), usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.wire.api, b.meta?.usage), notes: [`wire: ${basename(b.file)}`, u.note] },
+      { provider: u.provider, kind: u.kind, ...(u.kindEvidence !== undefined ? { kindEvidence: u.kindEvidence } : {}), timeMs: msOf(b.meta?.receivedAt), usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.wire.api, b.meta?.usage), notes: [`wire: ${basename(b.file)}`, u.note] },
     );
     if (b.responseId) req.responseId = b.responseId;
     if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;

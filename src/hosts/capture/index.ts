@@ -114,7 +114,7 @@ export function usageFromResponse(api: string, raw: unknown): Usage | null {
  */
 export function wireOnlyRequest(
   body: { file: string; api: string; wire: { model: string; blocks: Block[]; params: LlmRequest['params']; cacheKey?: string } },
-  o: { provider: string; kind: LlmRequest['kind']; timeMs: number | null; usage: Usage | null; notes: string[] },
+  o: { provider: string; kind: LlmRequest['kind']; kindEvidence?: LlmRequest['kindEvidence']; timeMs: number | null; usage: Usage | null; notes: string[] },
 ): LlmRequest {
   const req: LlmRequest = {
     index: 0,
@@ -131,6 +131,7 @@ export function wireOnlyRequest(
     notes: o.notes,
   };
   if (body.wire.cacheKey !== undefined) req.cacheKey = body.wire.cacheKey;
+  if (o.kindEvidence !== undefined) req.kindEvidence = o.kindEvidence;
   return req;
 }
 
@@ -248,11 +249,15 @@ async function captureRequests(dir: string): Promise<{ requests: Array<{ req: Ll
       body.bytes = checked.bytes;
       const w = checked.wire;
       const hasTools = w.blocks.some((b) => b.segment === 'tools');
+      const recorded = recordedKind(body.meta?.kind);
+      const kind = recorded ?? kindOf(body.bytes, hasTools);
       const req = wireOnlyRequest(
         { file: body.file, api: w.api, wire: w },
         {
           provider: w.api.split('-')[0],
-          kind: recordedKind(body.meta?.kind) ?? kindOf(body.bytes, hasTools),
+          kind,
+          // Only a summary or title is a guess: a body is an agent request unless its text says otherwise.
+          ...(recorded === undefined && kind !== 'agent' ? { kindEvidence: 'heuristic' as const } : {}),
           timeMs: msOf(body.meta?.receivedAt),
           usage: usageFromResponse(w.api, body.meta?.usage ?? body.meta?.responseUsage),
           notes: [],

@@ -107,7 +107,7 @@ function subagentOf(b: CapturedRequest): string | undefined {
 const unmatchedClaude: Unmatched = (b, ctx) => {
   const compaction = b.wire!.blocks.some((x) => x.segment === 'messages' && new TextDecoder().decode(x.bytes).includes(COMPACT_MARK));
   const u: ReturnType<Unmatched> & object = compaction
-    ? { kind: 'summary', provider: 'anthropic', note: 'compaction call: Claude Code does not record it in the transcript' }
+    ? { kind: 'summary', kindEvidence: 'heuristic', provider: 'anthropic', note: 'compaction call: Claude Code does not record it in the transcript' }
     : { kind: 'agent', provider: 'anthropic', note: 'no transcript request for this body' };
   const agent = subagentOf(b);
   if (agent === undefined && ctx.sameConversation) return u;

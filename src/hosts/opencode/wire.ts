@@ -39,6 +39,8 @@ export interface OpenCodeBody {
   /** Request number from the file name, else the 1-based position. */
   n: number;
   kind: 'agent' | 'title' | 'summary';
+  /** `heuristic` when `kind` comes from the body's text (OpenCode's title or summary prompt), not from the meta. */
+  kindEvidence?: 'heuristic';
   api: WireApi;
   sessionId?: string;
   wire?: WireRequest & { api: WireApi };
@@ -104,6 +106,7 @@ export async function readOpenCodeBodies(src: RequestSource, diagnostics: Diagno
               : !hasTools && body.systemText.includes(SUMMARY_MARK)
                 ? 'summary'
                 : 'agent';
+        if (metaKind !== body.kind && body.kind !== 'agent') body.kindEvidence = 'heuristic';
         if (body.kind === 'summary') body.promptText = messageTexts(bytes).join('\n');
       } catch (e) {
         diagnostics.push({ file, line: 1, severity: 'error', message: e instanceof NotARequestBody ? `${e.message}; skipped` : `request body is not valid JSON: ${e instanceof Error ? e.message : String(e)}` });
@@ -307,6 +310,7 @@ function fromUnmatched(b: OpenCodeBody, providers: Map<string, string>): LlmRequ
     {
       provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
       kind: b.kind,
+      ...(b.kindEvidence !== undefined ? { kindEvidence: b.kindEvidence } : {}),
       timeMs: Number.isFinite(received) ? received : null,
       usage: usageFromResponse(b.api, rawUsage),
       notes,

@@ -340,6 +340,8 @@ function fromUnmatched(b: PiBody, providers: Map<string, string>): LlmRequest | 
     {
       provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
       kind: b.kind,
+      // Known from the body's text (Pi's summarization prompt): the session records no entry for it.
+      ...(b.kind === 'summary' ? { kindEvidence: 'heuristic' as const } : {}),
       timeMs: isoMs(str(b.meta?.receivedAt)),
       usage: status !== undefined && status >= 400 ? null : usageFromResponse(b.api, rawUsage),
       notes,

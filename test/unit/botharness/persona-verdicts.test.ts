@@ -53,7 +53,15 @@ describe('persona snapshot verdicts', () => {
     assert.equal(e.hash, H.soul2);
     assert.equal(r.persona!.snapshot.hash, H.soul2); // the stored snapshot is the refreshed one
     assert.equal(r.persona!.events[0].hash, H.ada);
-    assert.deepEqual(r.requests[2].causes.map((c) => c.kind), ['system-changed']);
+    // The break is in the system prompt, before the history the compaction replaced: both named,
+    // the compaction first (the transcript's compaction/summary is message 0).
+    assert.deepEqual(
+      r.requests[2].causes.map((c) => [c.kind, c.certainty, c.detail]),
+      [
+        ['history-rewritten', 'certain', 'compaction: history replaced by a summary at message 0; system 0 changed with it'],
+        ['system-changed', 'certain', 'block 0, line 7: ## Soul (SOUL.md) [1% — 70/5,000 chars]; heading `Soul (SOUL.md) [1% —` edited'],
+      ],
+    );
   });
 
   it('a planted drift: cause persona-drift with the before/after bytes; then a MEMORY.md change into the head', async () => {
