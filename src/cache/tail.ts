@@ -145,7 +145,7 @@ const TailSchema = z.object({
     idHashes: z.string(),
     entries: int.min(1),
     tip: z.object({ line: int, order: int, id: z.string(), parentId: z.string().nullable(), type: z.string(), timestamp: z.string().optional(), thinkingLevel: z.string(), model: z.string().nullable() }),
-    process: z.object({ level: z.string(), model: z.string().nullable(), carried: z.boolean() }),
+    process: z.object({ level: z.string(), model: z.string().nullable(), carried: z.boolean(), navigated: z.boolean() }),
     encoder: z.array(
       z.object({
         ctx,

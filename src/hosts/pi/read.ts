@@ -97,23 +97,30 @@ export interface PiRead {
  * navigation (`navigateTree`, agent-session.ts l.2283: only `agent.state.messages` is replaced)
  * keeps them, so the requests on the branch it moved to are sent with the level of the branch it
  * left while the new path says otherwise (recorded: pi/main line 38 was sent with thinking high,
- * budget 16384, where the path says off). The transcript does not mark process starts; the models
- * tell them apart: a request after a navigation sent with the model Pi held (not the path's) was
- * sent in the same process, so with the level it held (`carried`, until a thinking or model change
- * entry, or a request sent with the path's model where Pi held another: a new process). A request
- * whose model does not tell (the same on both branches) gets the path's level, as before.
+ * budget 16384, where the path says off). A navigation shows in the file: an entry whose parent is
+ * not the entry before it in file order (a new process starts at the last entry in file order,
+ * reference/pi.md §1 "Tree, leaf, branches", so only a navigation appends elsewhere). The request
+ * after it, sent with the model Pi held, was sent with the level Pi held (`carried`), whether or
+ * not the path's model is another: the navigating process sends it (after a plain /tree the user
+ * entry and the request are that process's; after a `branch_summary` it is taken to be). The
+ * level stays carried until a thinking or model change entry, or a request sent with the path's
+ * model where Pi held another (a new process restored the path). A new process on the same
+ * model is not told apart: the level stays carried (the provider's read still contradicts a
+ * wrong level, core/analyze.ts paramsConfirmed).
  */
 export interface PiProcessState {
   /** The thinking level of the last request or `thinking_level_change` (`"off"` before any). */
   level: string;
   /** `provider\u0000model` of the last request or `model_change`, or null before any. */
   model: string | null;
-  /** True while the level is carried over a navigation the models showed was in-process. */
+  /** True while the level is carried over a navigation (the path says another level). */
   carried: boolean;
+  /** True when an entry since the last request or thinking/model change was appended away from the entry before it in file order (a tree navigation). */
+  navigated: boolean;
 }
 
 /** The state before the first entry. */
-export const initialProcess = (): PiProcessState => ({ level: 'off', model: null, carried: false });
+export const initialProcess = (): PiProcessState => ({ level: 'off', model: null, carried: false, navigated: false });
 
 /** An object line of a session file, before validation. */
 export interface RawLine {
@@ -402,6 +409,8 @@ function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): v
     }
     const e = rec.entry;
     const parent = rec.parent;
+    // Appended away from the entry before it in file order: a tree navigation came before it.
+    if (parent !== null && rec.order > 0 && read.entries[rec.order - 1] !== parent) pi.navigated = true;
     rec.thinkingLevel = e?.type === 'thinking_level_change' ? e.thinkingLevel : (parent?.thinkingLevel ?? 'off');
     rec.compaction = e?.type === 'compaction' ? rec : (parent?.compaction ?? null);
     const pathModel = parent?.model ?? null;
@@ -412,16 +421,20 @@ function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): v
       pi.model = rec.model;
       pi.level = rec.thinkingLevel;
       pi.carried = false;
+      pi.navigated = false;
     } else if (e?.type === 'thinking_level_change') {
       rec.model = pathModel;
       pi.level = e.thinkingLevel;
       pi.carried = false;
+      pi.navigated = false;
     } else if (e?.type === 'message' && e.message.role === 'assistant') {
       const sent = `${e.message.provider}\u0000${e.message.model}`;
       rec.model = sent;
       const pathLevel = rec.thinkingLevel;
+      const navigated = pi.navigated;
+      pi.navigated = false;
       if (pi.carried && sent === pathModel && pathModel !== pi.model) pi.carried = false; // a new process restored the path
-      else if (!pi.carried && pathLevel !== pi.level && pi.model !== null && sent === pi.model && pathModel !== pi.model) pi.carried = true; // navigated in-process
+      else if (!pi.carried && pathLevel !== pi.level && pi.model !== null && sent === pi.model && (navigated || pathModel !== pi.model)) pi.carried = true; // navigated in-process
       rec.sentThinking = pi.carried ? pi.level : pathLevel;
       pi.level = rec.sentThinking;
       pi.model = sent;
