@@ -521,7 +521,9 @@ function messagesCause(bp: BreakPoint, entry: BlockNode, request: BlockNode, con
   if (n.origin === 'compaction-summary') {
     return { kind: 'history-rewritten', detail: `compaction: history replaced by a summary at ${at}`, certainty: 'certain' };
   }
-  if (n.origin === 'branch-summary') {
+  // A branch summary, or the first message after a tree navigation that wrote none (Pi: the entry
+  // appended away from the one before it in file order).
+  if (n.origin === 'branch-summary' || n.origin === 'branch-start') {
     return { kind: 'history-rewritten', detail: `branch: the conversation moved to another branch at ${at}`, certainty: 'certain' };
   }
   const oldMsg = messageJson(entry, bp.oldBlock!.item);

@@ -81,7 +81,8 @@ export interface Block {
   role?: string;
   /**
    * What the host built this block from, when it is not an ordinary message: `compaction-summary`,
-   * `branch-summary`, `phux-context`; on an opaque head, `user-system` when it carries a user
+   * `branch-summary`, `branch-start` (the first message after a tree navigation that wrote no
+   * summary), `phux-context`; on an opaque head, `user-system` when it carries a user
    * message's extra system text (OpenCode's per-message `system`). Used to name the cause.
    */
   origin?: string;

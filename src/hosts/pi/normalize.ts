@@ -30,7 +30,7 @@ import type { LlmRequest, Prices, TranscriptEvent, Usage } from '../../core/mode
 import { ownSet } from '../../core/own.js';
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
-import type { PiEntryRec, PiRead } from './read.js';
+import { branchStart, type PiEntryRec, type PiRead } from './read.js';
 import { JsonLiteral, textOf as literalText } from '../../core/literal.js';
 import type { AssistantMessage, ContentBlock, ImageContent, LiteralTextContent, PiUsage, TextContent, ThinkingContent, ToolCall, ToolResultMessage } from './schema.js';
 
@@ -54,7 +54,7 @@ const DEFAULT_TTL_SECONDS = 300;
 export interface LlmUser {
   role: 'user';
   content: string | ContentBlock[];
-  origin?: 'compaction-summary' | 'branch-summary' | 'phux-context';
+  origin?: 'compaction-summary' | 'branch-summary' | 'branch-start' | 'phux-context';
 }
 
 /** A message as Pi hands it to the provider (after `convertToLlm`). */
@@ -215,7 +215,8 @@ function llmOfEntry(rec: PiEntryRec): LlmMessage | null {
   const m = e.message;
   switch (m.role) {
     case 'user':
-      return { role: 'user', content: m.content };
+      // The first message of a branch a tree navigation moved to (no branch summary written).
+      return branchStart(rec) ? { role: 'user', content: m.content, origin: 'branch-start' } : { role: 'user', content: m.content };
     case 'assistant':
     case 'toolResult':
       return m;

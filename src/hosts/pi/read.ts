@@ -70,6 +70,15 @@ export interface PiEntryRec {
   compaction: PiEntryRec | null;
 }
 
+/**
+ * True when an entry was appended away from the entry before it in file order: the first entry
+ * after a tree navigation (see PiProcessState), the start of another branch. (Parents precede
+ * their children: `order` is the entry's place in PiRead.entries.)
+ */
+export function branchStart(rec: PiEntryRec): boolean {
+  return rec.parent !== null && rec.parent.order !== rec.order - 1;
+}
+
 /** A read session file. */
 export interface PiRead {
   file: string;
@@ -410,7 +419,7 @@ function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): v
     const e = rec.entry;
     const parent = rec.parent;
     // Appended away from the entry before it in file order: a tree navigation came before it.
-    if (parent !== null && rec.order > 0 && read.entries[rec.order - 1] !== parent) pi.navigated = true;
+    if (branchStart(rec)) pi.navigated = true;
     rec.thinkingLevel = e?.type === 'thinking_level_change' ? e.thinkingLevel : (parent?.thinkingLevel ?? 'off');
     rec.compaction = e?.type === 'compaction' ? rec : (parent?.compaction ?? null);
     const pathModel = parent?.model ?? null;

@@ -7,13 +7,16 @@
  * navigation back to the claude reply of line 20 (path level medium, line 17) and one more turn
  * on claude. The navigation shows in the file: the new user entry's parent is line 20, not the
  * entry before it. The judge compares the request with #8 (line 28, sent with high, the deepest
- * live prefix): it was "params-changed: thinking: high → medium", a level Pi never sent.
+ * live prefix): it was "params-changed: thinking: high → medium", a level Pi never sent, and
+ * "edit at message 12" for the move to another branch.
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { locatePiSessions, readPiSession } from '../../../src/hosts/pi/index.js';
+import { PiLiveSession } from '../../../src/hosts/pi/live.js';
+import { sessionReport } from '../../../src/report/json.js';
 import { cleanup, tempDir } from '../pi/helpers.js';
 
 describe('Pi /tree navigation to an entry of the same model', () => {
@@ -36,10 +39,23 @@ describe('Pi /tree navigation to an entry of the same model', () => {
       const a = analyzeSession(s).requests;
       const r = a[9];
       assert.deepEqual([r.verdict, r.matched, r.break!.segment, r.break!.blockIndex, r.break!.path], ['break', 8, 'messages', 12, 'messages[12].content[0].text']);
-      assert.deepEqual(r.causes.map((c) => [c.kind, c.certainty, c.detail]), [['history-rewritten', 'certain', 'edit at message 12']]);
+      // The navigation wrote no branch summary: its first message (line 34, appended away from
+      // line 33) is the start of the branch (it was "edit at message 12").
+      assert.deepEqual(r.causes.map((c) => [c.kind, c.certainty, c.detail]), [['history-rewritten', 'certain', 'branch: the conversation moved to another branch at message 12']]);
       assert.deepEqual([r.expectedRead, r.observedRead, r.lostTokens], [2413, 1531, 882]);
       // The next turn continues the branch at the same level: a continuation of #10, no params change.
       assert.deepEqual([a[10].matched, a[10].causes.filter((c) => c.kind === 'params-changed')], [10, []]);
+      // The live tail, grown a line at a time from line 33, says the same at every step.
+      const grown = join(dir, 'grown.jsonl');
+      const all = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+      await writeFile(grown, all.slice(0, 33).join('\n') + '\n');
+      const live = await PiLiveSession.open(grown);
+      const report = async (x: Promise<import('../../../src/core/model.js').Session> | import('../../../src/core/model.js').Session) => JSON.stringify(sessionReport(analyzeSession(await x)));
+      for (const line of all.slice(33)) {
+        await appendFile(grown, line + '\n');
+        await live.update();
+        assert.equal(await report(live.session()), await report(readPiSession(grown)));
+      }
     } finally {
       await cleanup(dir);
     }
