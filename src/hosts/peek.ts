@@ -75,3 +75,25 @@ export async function peekFile(file: string, bytes = PEEK_BYTES): Promise<Peeked
     return null;
   }
 }
+
+/** How many JSON-object lines after line 1 must look like a host's before a damaged line 1 is forgiven. */
+const NEXT_LINES = 3;
+
+/**
+ * True when the lines after line 1 are a host's own (`isHostLine`): used when line 1 (a host's
+ * header) is damaged — malformed JSON, a NUL byte, a header of the wrong shape — so the file is
+ * still recognized by what follows, and read with a diagnostic at line 1 instead of being taken for
+ * another host's file. The first NEXT_LINES lines that parse as JSON objects must all match (lines
+ * that do not parse are passed over), and at least one must exist.
+ * @param lines a head window's complete lines (peekLines), line 1 first
+ */
+export function nextLinesAre(lines: readonly string[], isHostLine: (o: Record<string, unknown>) => boolean): boolean {
+  let seen = 0;
+  for (let i = 1; i < lines.length && seen < NEXT_LINES; i++) {
+    const o = objectOf(lines[i]);
+    if (!o) continue;
+    if (!isHostLine(o)) return false;
+    seen++;
+  }
+  return seen > 0;
+}

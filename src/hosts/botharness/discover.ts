@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { openRegular } from '../files.js';
-import { objectOf as parse } from '../peek.js';
+import { nextLinesAre, objectOf as parse } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
 import { botharnessDbPath, decodeCwdDir, dshHomeOfLog, LOG_NAME } from './locate.js';
@@ -27,9 +27,18 @@ export const PEEK_DECODED_BYTES = 16 * 1024 * 1024;
 /** Characters of the first prompt kept for display. */
 const PROMPT_CHARS = 200;
 
+/** A DSH event line (`{type:'<ns>/<event>', seq, time, data}`) or a chunk line (`{type:'…-chunks', data}`), as the recorded logs write them. */
+function isDshEvent(o: Record<string, unknown>): boolean {
+  if (typeof o.type !== 'string') return false;
+  if (o.type.includes('/')) return typeof o.seq === 'number';
+  return o.type.endsWith('-chunks') && !!o.data && typeof o.data === 'object';
+}
+
 /** What a peek at the start of a log found. */
 export interface DshPeek {
   header: DshHeader | null;
+  /** No DSH header on line 1, but the lines after it are DSH events: a log whose line 1 is damaged. */
+  eventsAfterDamagedHeader: boolean;
   title: string | null;
   firstPrompt: string | null;
 }
@@ -73,7 +82,8 @@ export async function peekDshLog(file: string, decodedBudget = PEEK_DECODED_BYTE
   const lines = text.split('\n');
   const h = lines[0] !== undefined ? parse(lines[0]) : undefined;
   const header = h ? DshHeaderSchema.safeParse(h) : undefined;
-  const peek: DshPeek = { header: header?.success ? header.data : null, title: null, firstPrompt: null };
+  const peek: DshPeek = { header: header?.success ? header.data : null, eventsAfterDamagedHeader: false, title: null, firstPrompt: null };
+  if (!peek.header) peek.eventsAfterDamagedHeader = nextLinesAre(lines, isDshEvent);
   for (const l of lines.slice(1)) {
     if (l.includes('"session/title"')) {
       const e = parse(l);
@@ -104,8 +114,9 @@ function dbStamp(db: BotHarnessDb | null, id: string): string {
 /**
  * The SessionRef of a DSH session log, or null when the file is not one. A file named like a log
  * (`session[.vN].jsonl[.zstd]`) is claimed when its header is a DSH header, or always when the user
- * named it (`explicit`; its problems then become diagnostics). A raw `session.jsonl` whose header is
- * not DSH's is left to the other hosts.
+ * named it (`explicit`; its problems then become diagnostics), or when line 1 is damaged but the lines
+ * after it are DSH events. A raw `session.jsonl` whose header is not DSH's and whose lines are not DSH
+ * events is left to the other hosts.
  * @param dbFile botharness.db to look the Session up in (default: the one of the log's DSH home)
  */
 export async function botharnessRef(file: string, explicit: boolean, dbFile?: string): Promise<SessionRef | null> {
@@ -123,9 +134,9 @@ export async function botharnessRef(file: string, explicit: boolean, dbFile?: st
     peek = await peekDshLog(file);
   } catch {
     if (!explicit) return null;
-    peek = { header: null, title: null, firstPrompt: null };
+    peek = { header: null, eventsAfterDamagedHeader: false, title: null, firstPrompt: null };
   }
-  if (!peek.header && (!explicit || !name.endsWith('.zstd'))) {
+  if (!peek.header && !peek.eventsAfterDamagedHeader && (!explicit || !name.endsWith('.zstd'))) {
     if (!explicit || name === 'session.jsonl') return null;
   }
   const home = dshHomeOfLog(file);

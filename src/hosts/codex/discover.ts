@@ -5,11 +5,16 @@
  * context items are not prompts).
  */
 import { basename } from 'node:path';
-import { objectOf, peekFile } from '../peek.js';
+import { nextLinesAre, objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { ROLLOUT_FILE } from './locate.js';
 
 const PROMPT_CHARS = 200;
+
+/** A rollout line as the recorded rollouts write it: `{timestamp, type, payload: {…}}`. */
+function isCodexLine(o: Record<string, unknown>): boolean {
+  return typeof o.timestamp === 'string' && typeof o.type === 'string' && !!o.payload && typeof o.payload === 'object' && !Array.isArray(o.payload);
+}
 
 /**
  * The SessionRef of a Codex rollout, or null when the file is not one. Walking a folder, only
@@ -23,8 +28,14 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
   if (!st) return null;
   const { lines } = st;
   const first = lines.head.length ? objectOf(lines.head[0]) : undefined;
-  const meta = first?.type === 'session_meta' ? (first.payload as Record<string, unknown> | undefined) : first && typeof first.id === 'string' && 'instructions' in first ? first : undefined;
-  if (!meta || typeof meta.id !== 'string') return null;
+  let meta = first?.type === 'session_meta' ? (first.payload as Record<string, unknown> | undefined) : first && typeof first.id === 'string' && 'instructions' in first ? first : undefined;
+  if (!meta || typeof meta !== 'object' || typeof meta.id !== 'string') {
+    // A damaged line 1 (the session_meta): a rollout still, when the next lines are Codex's; the
+    // reader reports line 1 and takes the id from the file name, as here.
+    if (!nextLinesAre(lines.head, isCodexLine)) return null;
+    meta = {};
+  }
+  const id = typeof meta.id === 'string' ? meta.id : basename(file, '.jsonl');
   let prompt: string | null = null;
   for (const l of lines.head) {
     if (!l.includes('"user_message"') && !l.includes('"UserMessage"')) continue;
@@ -45,7 +56,7 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
     host: 'codex',
     key: file,
     path: file,
-    id: meta.id,
+    id,
     title: null,
     firstPrompt: prompt,
     project: typeof meta.cwd === 'string' ? meta.cwd : null,

@@ -6,13 +6,18 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { objectOf, peekFile } from '../peek.js';
+import { nextLinesAre, objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadPiDesktopDb } from './db.js';
 import { dataDirOf, dbPathOf, revisionsOf, TRANSCRIPT_NAME } from './locate.js';
 import { HeaderSchema } from './schema.js';
 
 const PROMPT_CHARS = 200;
+
+/** A PI-Desktop message or compaction line (schema.ts): Pi's lines carry `message`, never `blocks`. */
+function isPdLine(o: Record<string, unknown>): boolean {
+  return (o.type === 'message' && typeof o.role === 'string' && Array.isArray(o.blocks)) || (o.type === 'compaction' && typeof o.throughMessageId === 'string');
+}
 
 async function stampOf(file: string): Promise<string> {
   try {
@@ -35,7 +40,10 @@ export async function piDesktopRef(file: string, explicit: boolean): Promise<Ses
   if (!st) return null;
   const lines = st.lines.head;
   const h = lines[0] !== undefined ? HeaderSchema.safeParse(objectOf(lines[0])) : undefined;
-  if (!h?.success) return null;
+  // A damaged line 1 (the header): still a transcript when the next lines are PI-Desktop's; the
+  // reader reports line 1 and takes the id from the file name, as here.
+  const sessionId = h?.success ? h.data.sessionId : nextLinesAre(lines, isPdLine) ? TRANSCRIPT_NAME.exec(basename(file))![1] : null;
+  if (sessionId === null) return null;
   // PI-Desktop keeps transcripts in `<data>/sessions/`: a walk claims only those; a file the user names is read wherever it is.
   if (!explicit && dataDirOf(file) === null) return null;
   let firstPrompt: string | null = null;
@@ -57,12 +65,12 @@ export async function piDesktopRef(file: string, explicit: boolean): Promise<Ses
   const data = dataDirOf(file);
   const dbFile = data ? dbPathOf(data) : null;
   const db = dbFile ? await loadPiDesktopDb(dbFile) : null;
-  const row = db?.sessions.get(h.data.sessionId);
+  const row = db?.sessions.get(sessionId);
   return {
     host: 'pi-desktop',
     key: file,
     path: file,
-    id: h.data.sessionId,
+    id: sessionId,
     title: row?.title ?? null,
     firstPrompt,
     project: row?.projectPath ?? null,
