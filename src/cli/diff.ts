@@ -69,7 +69,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   let found: { sessions: Session[]; named: Set<string> };
   try {
-    found = await sessionsAt(path, args.values.requests, process.env);
+    found = await sessionsAt(path, args.values.requests, process.env, (w) => err(`prefix-lens diff: warning: ${safe(w)}`));
   } catch (e) {
     err(`prefix-lens diff: ${safe((e as Error).message)}`);
     return 2;

@@ -290,7 +290,7 @@ async function run(
     const refs: SessionRef[] = [];
     for (const input of inputs) {
       try {
-        refs.push(...(await resolveArg(input.path, { env: process.env, home: homedir() })));
+        refs.push(...(await resolveArg(input.path, { env: process.env, home: homedir(), onWarning: (w) => err(`prefix-lens: warning: ${safe(w)}`) })));
       } catch (e) {
         err(`prefix-lens: ${safe((e as Error).message)}`);
       }
@@ -324,6 +324,13 @@ async function run(
   const onError = (e: string) => {
     errors++;
     err(`prefix-lens: ${safe(e)}`);
+  };
+  // What a folder walk left out (too deep): said on stderr, the rest still read; such a run is not
+  // answered by the warm entry next time (it would not say it again).
+  let warned = false;
+  const onWarning = (w: string) => {
+    warned = true;
+    err(`prefix-lens: warning: ${safe(w)}`);
   };
   // One session at a time: read, analyzed, written and released (memory follows the largest one).
   // Results are cached per session file ($XDG_CACHE_HOME/prefix-lens); --no-cache reads everything.
@@ -373,7 +380,7 @@ async function run(
   const printed: RefIdentityFields[] = [];
   let direct = false;
   try {
-    for await (const item of refResults(inputs, { env: process.env, onError, analyzeRef, parallel, cachedOutput: lookupOutput, continued })) {
+    for await (const item of refResults(inputs, { env: process.env, onError, onWarning, analyzeRef, parallel, cachedOutput: lookupOutput, continued })) {
       if (item.ref) printed.push({ host: item.ref.host, key: item.ref.key, path: item.ref.path, id: item.ref.id, mtimeMs: item.ref.mtimeMs, parentId: item.ref.parentId, stamp: item.ref.stamp, startMs: item.ref.startMs });
       else direct = true;
       if ('output' in item) {
@@ -443,7 +450,7 @@ async function run(
   if (html && !(await html.end(count))) return 2;
   if (json) {
     await json.end();
-    if (warm && trees?.every((t) => t !== null) && !direct && errors === 0 && printed.length) {
+    if (warm && trees?.every((t) => t !== null) && !direct && errors === 0 && !warned && printed.length) {
       await writeManifest(cacheDir, { rules: rulesHash(defaultRules), paths: warm, trees: trees as string[], refs: printed });
     }
   }

@@ -26,6 +26,8 @@ export interface PipelineOptions {
   env: NodeJS.ProcessEnv;
   /** Unreadable inputs are reported here (message without the `prefix-lens:` prefix). */
   onError: (message: string) => void;
+  /** What a folder walk left out (registry findSessions: folders too deep), one message each; the input is still read. */
+  onWarning?: (message: string) => void;
   /**
    * Analyzes one ref into its report entries (e.g. through the result cache); defaults to reading
    * and analyzing it in this thread.
@@ -47,8 +49,8 @@ export interface PipelineOptions {
  * refs the path resolved to (a ref's own session, not its sub-agents).
  * @throws Error for a path that does not exist
  */
-export async function sessionsAt(path: string, requestsDir: string | undefined, env: NodeJS.ProcessEnv): Promise<{ sessions: Session[]; named: Set<string> }> {
-  const refs = await resolveArg(path, { env, home: homedir() });
+export async function sessionsAt(path: string, requestsDir: string | undefined, env: NodeJS.ProcessEnv, onWarning?: (message: string) => void): Promise<{ sessions: Session[]; named: Set<string> }> {
+  const refs = await resolveArg(path, { env, home: homedir(), onWarning });
   if (!refs.length) return { sessions: await openSessions(path, { requestsDir, env }), named: new Set() };
   const sessions: Session[] = [];
   for (const ref of refs) sessions.push(...(await openRef(ref, { requestsDir, env })));
@@ -130,11 +132,11 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
       try {
         if (input.requests) {
           // Found as without --requests (any host, at any depth below a folder), each read with the bodies.
-          const { sessions } = await sessionsAt(input.path, input.requests, opts.env);
+          const { sessions } = await sessionsAt(input.path, input.requests, opts.env, opts.onWarning);
           yield { ref: null, reports: sessions.map(reportOf) };
           continue;
         }
-        refs = await resolveArg(input.path, { env: opts.env, home: homedir() });
+        refs = await resolveArg(input.path, { env: opts.env, home: homedir(), onWarning: opts.onWarning });
         // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
         if (!refs.length) yield { ref: null, reports: (await openSessions(input.path, { env: opts.env })).map(reportOf) };
       } catch (e) {

@@ -15,8 +15,15 @@ import { open, type FileHandle } from 'node:fs/promises';
 
 /** Folders a discovery walk never enters (dependency trees and VCS data hold no sessions). */
 export const WALK_SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git', '.hg', '.svn']);
-/** How deep a discovery walk goes below the path it was given (folders). */
-export const WALK_MAX_DEPTH = 12;
+/**
+ * How deep a discovery walk goes below the path it was given, folders: files this many levels
+ * below are still read, folders there are not entered (each is named in a warning). 16 leaves room
+ * for a host's own tree inside a backup, e.g. `/backup/<date>/<host>/home/<user>/.codex/sessions/YYYY/MM/DD/`
+ * (11 levels below `/backup`).
+ */
+export const WALK_MAX_DEPTH = 16;
+/** Folders not entered (WALK_MAX_DEPTH) named one by one in a walk's warnings; the rest are counted. */
+export const WALK_DEEP_NAMED = 10;
 
 /** Size limits, bytes, by what the file is. The sizes real hosts write stay far below them. */
 export const FILE_LIMITS = {

@@ -10,7 +10,7 @@
  * `sessions/`, an OpenCode data dir or `storage/`, a capture folder), or any folder with sessions
  * somewhere below it: `findSessions` walks it and asks every host what it recognizes.
  */
-import { missingPathText, WALK_MAX_DEPTH, WALK_SKIP_DIRS } from './files.js';
+import { missingPathText, WALK_DEEP_NAMED, WALK_MAX_DEPTH, WALK_SKIP_DIRS } from './files.js';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
@@ -79,6 +79,8 @@ export interface DiscoverOptions {
   env: NodeJS.ProcessEnv;
   home: string;
   paths?: Partial<Record<HostId, string[]>>;
+  /** Told what a folder walk left out (folders deeper than WALK_MAX_DEPTH), one message each; unset: not told. */
+  onWarning?: (message: string) => void;
 }
 
 /**
@@ -168,7 +170,7 @@ const pi: HostEntry = {
   id: 'pi',
   label: 'Pi',
   async discover(opts) {
-    if (opts.paths?.pi) return walkAll(opts.paths.pi, [pi]);
+    if (opts.paths?.pi) return walkAll(opts.paths.pi, [pi], opts.onWarning);
     // reference/pi.md §1: <agentDir>/sessions/--<cwd>--/*.jsonl, and the flat override folder.
     const [tree, flat] = piRoots(opts);
     const files: string[] = [];
@@ -192,7 +194,7 @@ const opencode: HostEntry = {
   id: 'opencode',
   label: 'OpenCode',
   async discover(opts) {
-    if (opts.paths?.opencode) return walkAll(opts.paths.opencode, [opencode]);
+    if (opts.paths?.opencode) return walkAll(opts.paths.opencode, [opencode], opts.onWarning);
     const loc = locateOpenCode({ HOME: opts.home, ...opts.env });
     const refs: SessionRef[] = [];
     for (const db of [loc.db, ...loc.channelDbs]) if (db) refs.push(...(await listSqliteSessions(db)));
@@ -225,7 +227,7 @@ const claudeCode: HostEntry = {
   label: 'Claude Code',
   aliases: ['claude'],
   async discover(opts) {
-    if (opts.paths?.['claude-code']) return walkAll(opts.paths['claude-code'], [claudeCode]);
+    if (opts.paths?.['claude-code']) return walkAll(opts.paths['claude-code'], [claudeCode], opts.onWarning);
     // reference/claude-code-codex.md §1.1: <config dir>/projects/<encoded cwd>/<session>.jsonl
     const files = await locateClaudeSessions(opts.env, opts.home);
     return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => claudeRef(f, false))).filter(notNull));
@@ -247,7 +249,7 @@ const codex: HostEntry = {
   id: 'codex',
   label: 'Codex',
   async discover(opts) {
-    if (opts.paths?.codex) return walkAll(opts.paths.codex, [codex]);
+    if (opts.paths?.codex) return walkAll(opts.paths.codex, [codex], opts.onWarning);
     // reference/claude-code-codex.md §2.1: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl, archived_sessions/
     const files = await locateCodexRollouts(opts.env, opts.home);
     return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => codexRef(f, false))).filter(notNull));
@@ -271,7 +273,7 @@ const capture: HostEntry = {
   id: 'capture',
   label: 'Captured requests',
   async discover(opts) {
-    return opts.paths?.capture ? walkAll(opts.paths.capture, [capture]) : [];
+    return opts.paths?.capture ? walkAll(opts.paths.capture, [capture], opts.onWarning) : [];
   },
   async refsAt(path, dir, claim) {
     // Only a folder the user names: the recorder keeps a session's bodies beside its transcript,
@@ -300,7 +302,7 @@ const botharness: HostEntry = {
   id: 'botharness',
   label: 'BotHarness (DSH)',
   async discover(opts) {
-    if (opts.paths?.botharness) return walkAll(opts.paths.botharness, [botharness]);
+    if (opts.paths?.botharness) return walkAll(opts.paths.botharness, [botharness], opts.onWarning);
     // reference/botharness.md A.1: $DSH_HOME/sessions/--<cwd>--/<session dir>/session[.vN].jsonl[.zstd].
     const logs = await listDshLogs(dshHome(opts.env, opts.home));
     const refs = (await mapLimit(logs, PEEK_CONCURRENCY, (f) => botharnessRef(f, false))).filter(notNull);
@@ -332,7 +334,7 @@ const piDesktop: HostEntry = {
   label: 'PI-Desktop',
   aliases: ['pidesktop'],
   async discover(opts) {
-    if (opts.paths?.['pi-desktop']) return walkAll(opts.paths['pi-desktop'], [piDesktop]);
+    if (opts.paths?.['pi-desktop']) return walkAll(opts.paths['pi-desktop'], [piDesktop], opts.onWarning);
     // reference/botharness.md B.1: $PI_DESKTOP_DATA_DIR (or ~/.pi-desktop)/sessions/<id>.jsonl
     const files = await listTranscripts(piDesktopDataDir(opts.env, opts.home));
     return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => piDesktopRef(f, false))).filter(notNull));
@@ -399,9 +401,9 @@ export function watchRootsAdding(opts: DiscoverOptions): string[] {
   return [...new Set(HOSTS.flatMap((h) => [...h.watchRoots(defaults), ...(opts.paths?.[h.id] ?? [])]))];
 }
 
-async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<SessionRef[]> {
+async function walkAll(paths: string[], hosts: readonly HostEntry[], onWarning?: (message: string) => void): Promise<SessionRef[]> {
   const out: SessionRef[] = [];
-  for (const p of paths) out.push(...(await findSessions(p, hosts)));
+  for (const p of paths) out.push(...(await findSessions(p, hosts, onWarning)));
   return out;
 }
 
@@ -409,11 +411,13 @@ async function walkAll(paths: string[], hosts: readonly HostEntry[]): Promise<Se
  * The sessions at or below a path, in path order (a database's sessions in creation order).
  * The path itself may be anything a host recognizes (Claim `named`: a named `.jsonl` is always read as
  * Pi, a named `.db` as OpenCode); below it, each file and folder is offered to every host, and
- * folders no host claims are entered (symbolic links to folders are not entered, so a walk cannot loop).
+ * folders no host claims are entered (symbolic links to folders are not entered, so a walk cannot loop),
+ * down to WALK_MAX_DEPTH levels; each folder left out below that is named to `onWarning` (the first
+ * WALK_DEEP_NAMED, then one message counting the rest).
  * @returns [] when nothing is recognized (the caller says why)
  * @throws Error "<path>: <reason>" (missingPathText) when the path cannot be stat-ed
  */
-export async function findSessions(path: string, hosts: readonly HostEntry[] = HOSTS): Promise<SessionRef[]> {
+export async function findSessions(path: string, hosts: readonly HostEntry[] = HOSTS, onWarning?: (message: string) => void): Promise<SessionRef[]> {
   let st;
   try {
     st = await stat(path);
@@ -426,11 +430,16 @@ export async function findSessions(path: string, hosts: readonly HostEntry[] = H
   }
   if (!st.isDirectory()) return [];
   const out: SessionRef[] = [];
-  await walk(path, 0, hosts, out);
+  const deep: string[] = [];
+  await walk(path, 0, hosts, out, deep);
+  if (onWarning) {
+    for (const d of deep.slice(0, WALK_DEEP_NAMED)) onWarning(`${d}: folder not entered: more than ${WALK_MAX_DEPTH} levels below ${path} (name it, or a folder nearer to it, to read the sessions in it)`);
+    if (deep.length > WALK_DEEP_NAMED) onWarning(`${path}: ${deep.length - WALK_DEEP_NAMED} more folder(s) more than ${WALK_MAX_DEPTH} levels below it not entered`);
+  }
   return out;
 }
 
-async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out: SessionRef[]): Promise<void> {
+async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out: SessionRef[], deep: string[]): Promise<void> {
   let entries;
   try {
     entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -448,17 +457,20 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
     return [];
   });
   for (const refs of found) out.push(...refs);
-  if (depth >= WALK_MAX_DEPTH) return;
   for (const e of entries) {
     if (!e.isDirectory() || WALK_SKIP_DIRS.has(e.name)) continue;
     const sub = join(dir, e.name);
+    if (depth >= WALK_MAX_DEPTH) {
+      deep.push(sub);
+      continue;
+    }
     let claimed: SessionRef[] | null = null;
     for (const h of hosts) {
       claimed = await h.refsAt(sub, true, 'walk');
       if (claimed) break;
     }
     if (claimed) out.push(...claimed);
-    else await walk(sub, depth + 1, hosts, out);
+    else await walk(sub, depth + 1, hosts, out, deep);
   }
 }
 
@@ -478,7 +490,7 @@ export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<Se
     if (!id) return host.id === 'opencode' ? refs.reverse() : refs.slice(0, 1);
     return refs.filter((r) => r.id.startsWith(id));
   }
-  return findSessions(arg);
+  return findSessions(arg, HOSTS, opts.onWarning);
 }
 
 /**
