@@ -290,7 +290,35 @@ export function extendPiRead(read: PiRead, raws: RawLine[], parts: ReadDiagnosti
     added.push(rec);
   }
   link(read, added, parts.links);
+  checkCompactions(read, added, parts.links);
   return added;
+}
+
+/**
+ * A warning at each compaction among `entries` whose `firstKeptEntryId` is missing or names no
+ * earlier entry of its own branch (not found, the compaction itself, a later entry, an entry of
+ * another branch): no entry before the compaction is then kept — the context after it is the
+ * summary, then the entries after the compaction, as Pi's context builder does
+ * (`buildSessionContext` keeps path entries from the first kept one; none when it is not on the
+ * path) and as normalize.ts reads it. Walks each such compaction's ancestors once.
+ */
+function checkCompactions(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): void {
+  for (const rec of entries) {
+    const e = rec.entry;
+    if (e?.type !== 'compaction') continue;
+    const id = e.firstKeptEntryId;
+    let why: string;
+    if (id === undefined) why = 'compaction without firstKeptEntryId';
+    else {
+      let onPath = false;
+      for (let r = rec.parent; r && !onPath; r = r.parent) onPath = r.id === id;
+      if (onPath) continue;
+      const t = read.byId.get(id);
+      const what = id === rec.id ? 'is this compaction itself' : !t ? 'not found' : t.order > rec.order ? `is a later entry (line ${t.line})` : `is not an earlier entry of this branch (line ${t.line})`;
+      why = `compaction firstKeptEntryId ${JSON.stringify(id)} ${what}`;
+    }
+    diagnostics.push({ file: read.file, line: rec.line, severity: 'warning', message: `${why}: no entry before the compaction is kept (its context is read as the summary, then the entries after it, as Pi builds it)` });
+  }
 }
 
 /** v1 → v2 in memory: a linear id chain in file order; firstKeptEntryIndex → firstKeptEntryId. */
