@@ -3,9 +3,17 @@
  * tolerating bad input: a malformed or truncated line, or a line of a known type that does not fit
  * its schema, gives a Diagnostic with file and line, and the rest is read. Line types this reader
  * does not use are counted in `ignored` (reference/claude-code-codex.md §1.2: skip unknown types).
+ *
+ * A line is one entry of the transcript, named by its `uuid` (an `api-request` line by its `id`;
+ * blobs and shapes are named by their content's hash, so a repeat of one changes nothing): a second line with the same name is a warning at its line and is
+ * skipped, the first kept (saying whether it repeats the first byte for byte or differs), so a
+ * transcript appended to itself is not read as twice the requests. A line whose `parentUuid`, or an
+ * assistant line whose `requestRef`, names an entry on a later line is reported as out of file
+ * order (the tree is still followed).
  */
+import { hash } from 'node:crypto';
 import type { z } from 'zod';
-import { readJsonLines } from '../lines.js';
+import { parseJsonLine, readLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
@@ -55,24 +63,71 @@ export interface CcRead {
  */
 export async function readCcFile(file: string): Promise<CcRead> {
   const out: CcRead = { file, recs: [], diagnostics: [], ignored: {} };
+  const seen: Seen = new Map();
   try {
-    for await (const r of readJsonLines(file)) {
-      if ('diagnostic' in r) {
+    for await (const l of readLines(file)) {
+      if (l.oversized === undefined && l.text.trim() === '') continue;
+      const r = parseJsonLine(file, l);
+      if (!r.ok) {
         out.diagnostics.push(r.diagnostic);
         continue;
       }
       if (r.warnings) out.diagnostics.push(...r.warnings);
       const o = r.value;
       if (!o || typeof o !== 'object' || Array.isArray(o)) {
-        out.diagnostics.push({ file, line: r.line, severity: 'warning', message: 'line is not a JSON object; skipped' });
+        out.diagnostics.push({ file, line: l.line, severity: 'warning', message: 'line is not a JSON object; skipped' });
         continue;
       }
-      take(out, r.line, o as Record<string, unknown>);
+      if (repeated(out, seen, l.line, l.text, o as Record<string, unknown>)) continue;
+      take(out, l.line, o as Record<string, unknown>);
     }
   } catch (e) {
     out.diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read transcript: ${e instanceof Error ? e.message : String(e)}` });
   }
+  outOfOrder(out, seen);
   return out;
+}
+
+/** First line of each named entry (see readCcFile): its line and the SHA-1 of its text. */
+type Seen = Map<string, { line: number; digest: string }>;
+
+/** The name of a line's entry (`uuid`, an `api-request` line's `id`), or undefined for lines without one. */
+function entryName(o: Record<string, unknown>): string | undefined {
+  if (typeof o.uuid === 'string') return `uuid ${o.uuid}`;
+  if (o.type === 'api-request' && typeof o.id === 'string') return `api-request id ${o.id}`;
+  return undefined;
+}
+
+/** True (with a warning) when the line names an entry an earlier line already gave: it is skipped. */
+function repeated(out: CcRead, seen: Seen, line: number, text: string, o: Record<string, unknown>): boolean {
+  const name = entryName(o);
+  if (name === undefined) return false;
+  const digest = hash('sha1', text, 'base64');
+  const first = seen.get(name);
+  if (!first) {
+    seen.set(name, { line, digest });
+    return false;
+  }
+  const how = first.digest === digest ? 'repeats line' : 'has the name of line';
+  const kept = first.digest === digest ? '' : ' with other content (that line is kept)';
+  out.diagnostics.push({ file: out.file, line, severity: 'warning', message: `duplicate entry: ${how} ${first.line} (${name})${kept}; skipped` });
+  return true;
+}
+
+/** A warning at each line whose parent (`parentUuid`) or request (`requestRef`) is on a later line. */
+function outOfOrder(out: CcRead, seen: Seen): void {
+  const later: Diagnostic[] = [];
+  for (const r of out.recs) {
+    const v = r.v as { parentUuid?: unknown; requestRef?: unknown };
+    const refs: Array<[string, string]> = [];
+    if ((r.type === 'user' || r.type === 'assistant' || r.type === 'system' || r.type === 'node') && typeof v.parentUuid === 'string') refs.push(['parentUuid', `uuid ${v.parentUuid}`]);
+    if (r.type === 'assistant' && typeof v.requestRef === 'string') refs.push(['requestRef', `api-request id ${v.requestRef}`]);
+    for (const [field, name] of refs) {
+      const target = seen.get(name);
+      if (target && target.line > r.line) later.push({ file: out.file, line: r.line, severity: 'warning', message: `lines out of file order: ${field} names line ${target.line}, after this one (${name}); the entry is still read with it` });
+    }
+  }
+  for (const d of later) out.diagnostics.push(d);
 }
 
 function str(v: unknown): string | undefined {
