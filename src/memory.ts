@@ -33,6 +33,22 @@ export interface NextSession {
 
 let gc: (() => void) | null | undefined;
 let usedAfter = 0;
+/**
+ * Memory outside the V8 heap after the last collection here: this thread's ArrayBuffer backing
+ * stores (Node's allocator: the read stream's chunks, JsonLiteral and compacted block bytes,
+ * rendered `--json` chunks) and the isolate's external memory (which also holds buffers another
+ * thread allocated and transferred here: a worker's rendered chunks in the main thread). It is
+ * malloc'd and freed only when its objects are collected, which V8 does by itself only after
+ * ~64 MiB more of it; between sessions (`next` given) its growth counts with the heap's, so the
+ * garbage of finished sessions is returned to malloc before the next one allocates (a thread's
+ * malloc arena otherwise grows over it: with 2 workers, peak RSS at 8× a corpus rose by tens of
+ * MiB over 1×, README Memory). Mid-session calls (no `next`) count the heap only. V8 frees dead
+ * backing stores on its sweeper thread, possibly after the collection returned, and updates its
+ * external figure only at a later collection, so both baselines are lowered to what a later call
+ * sees when that is less.
+ */
+let buffersAfter = 0;
+let externalAfter = 0;
 
 /**
  * The `gc()` function: the global one when the process was started with `--expose-gc`, else one
@@ -70,12 +86,23 @@ export function gcFunction(): (() => void) | null {
  * @returns true when it collected
  */
 export function releaseBetweenSessions(next?: NextSession | 'idle'): boolean {
-  const used = getHeapStatistics().used_heap_size;
+  const h = getHeapStatistics();
   const allowed = next === 'idle' ? FLOOR : next ? Math.min(GROWTH, Math.max(FLOOR, HEAP_PER_BYTE * (next.largest - next.bytes))) : GROWTH;
-  if (used - usedAfter < allowed) return false;
+  let growth = h.used_heap_size - usedAfter;
+  if (next) {
+    // Between sessions the memory outside the heap counts too: see buffersAfter.
+    const buffers = process.memoryUsage().arrayBuffers;
+    if (buffers < buffersAfter) buffersAfter = buffers;
+    if (h.external_memory < externalAfter) externalAfter = h.external_memory;
+    growth += Math.max(0, buffers - buffersAfter, h.external_memory - externalAfter);
+  }
+  if (growth < allowed) return false;
   const f = gcFunction();
   if (!f) return false;
   f();
-  usedAfter = getHeapStatistics().used_heap_size;
+  const after = getHeapStatistics();
+  usedAfter = after.used_heap_size;
+  externalAfter = after.external_memory;
+  buffersAfter = process.memoryUsage().arrayBuffers;
   return true;
 }

@@ -21,7 +21,7 @@ import { captureCommand } from './capture.js';
 import { diffCommand } from './diff.js';
 import { htmlTargetProblem } from './htmlTarget.js';
 import { watchSessions } from './watch.js';
-import type { NextSession } from '../memory.js';
+import { releaseBetweenSessions, type NextSession } from '../memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
 import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
@@ -408,6 +408,11 @@ async function run(
           if (next) await saveTail(cacheDir, item.ref.key, { ...next, identity: id });
           else await dropTail(cacheDir, item.ref.key);
         }
+        // The chunks were written: let go and collected before they add up here (a worker's
+        // bytes, freed into its malloc arena only when this thread collects them; memory.ts
+        // externalAfter). The array is the one the pipeline and the worker's reply hold too.
+        item.rendered.length = 0;
+        if (pool) releaseBetweenSessions('idle');
         continue;
       }
       for (const s of item.reports) {

@@ -1,11 +1,12 @@
 /**
  * src/memory.ts: between sessions, a heap that grew by more than 48 MiB of garbage since the
  * last collection there is collected (so the next session starts from the small live heap), and a
- * heap that did not grow is left alone.
+ * heap that did not grow is left alone; between sessions, garbage ArrayBuffers (external memory)
+ * count with the heap.
  */
 import assert from 'node:assert/strict';
 import { getHeapStatistics } from 'node:v8';
-import { releaseBetweenSessions } from '../../../src/memory.js';
+import { gcFunction, releaseBetweenSessions } from '../../../src/memory.js';
 
 const used = () => getHeapStatistics().used_heap_size;
 const MiB = 1024 * 1024;
@@ -44,4 +45,36 @@ describe('releasing memory between sessions', () => {
     assert.equal(releaseBetweenSessions('idle'), true);
     assert.equal(releaseBetweenSessions('idle'), false, 'nothing since: no collection');
   });
+
+  it('between sessions, garbage ArrayBuffers (outside the heap) count too; mid-session they do not', async () => {
+    const collect = gcFunction()!;
+    const buffers = () => process.memoryUsage().arrayBuffers;
+    releaseBetweenSessions('idle');
+    // 64 KiB buffers (a read stream's chunks, rendered --json chunks): 8 MiB of them, a few KiB of
+    // heap; moved to the old generation first (two collections while held), so that no young
+    // collection frees them before the call.
+    const held = () => {
+      const bs = Array.from({ length: 128 }, () => Buffer.allocUnsafeSlow(64 * 1024));
+      collect();
+      collect();
+      return bs;
+    };
+    let garbage: Buffer[] | null = held();
+    const before = buffers();
+    assert.ok(garbage.length === 128);
+    garbage = null;
+    assert.equal(releaseBetweenSessions(), false, 'mid-session: the heap alone decides (it grew by less than 48 MiB)');
+    assert.equal(releaseBetweenSessions('idle'), true);
+    // V8's sweeper thread frees them, possibly after the collection returned.
+    for (let i = 0; i < 200 && before - buffers() < 8 * MiB; i++) await new Promise((r) => setTimeout(r, 10));
+    const freed = (before - buffers()) / MiB;
+    assert.ok(freed >= 8, `freed ${freed.toFixed(1)} MiB of ArrayBuffers`);
+    garbage = held();
+    assert.ok(garbage.length === 128);
+    garbage = null;
+    assert.equal(releaseBetweenSessions({ bytes: 100 * 1024, largest: 16 * MiB }), false, 'before a small session, up to 48 MiB may stay');
+    assert.equal(releaseBetweenSessions({ bytes: 16 * MiB, largest: 16 * MiB }), true, 'before the largest session: 8 MiB of garbage buffers are more than the 4 MiB floor');
+    assert.equal(releaseBetweenSessions('idle'), false, 'nothing since: no collection');
+  });
 });
+
