@@ -81,7 +81,9 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const t0 = performance.now();
   const log = createLog();
   const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l), vscode.Uri.joinPath(context.globalStorageUri, 'results').fsPath);
-  const cache = new SummaryCache(context.globalStorageUri.fsPath);
+  // A summary depends on the build and on the rule overrides too (TTLs and prices move verdicts and costs).
+  const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
+  const cache = new SummaryCache(context.globalStorageUri.fsPath, () => `${version}:${JSON.stringify(ruleOverrides())}`);
   void cache.load();
   const sessions = new SessionsView(worker, cache, log);
   const status = new ActiveSessionStatus(sessions);
@@ -326,6 +328,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('prefixLens.sessionFolders') || e.affectsConfiguration('prefixLens.opencode') || e.affectsConfiguration('prefixLens.captureFolders')) sessions.refreshSoon(0);
       if (e.affectsConfiguration('prefixLens.phux') || e.affectsConfiguration('prefixLens.fleet')) void (fleetTree.visible && fleet.refresh());
+      if (e.affectsConfiguration('prefixLens.ttlSecondsOverrides') || e.affectsConfiguration('prefixLens.priceOverrides')) sessions.resummarize();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       sessions.refreshSoon(0);

@@ -103,6 +103,15 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     return p;
   }
 
+  /**
+   * Summarizes every session again when its row is next shown (the rule overrides changed), showing
+   * the old figures until the new ones are ready.
+   */
+  resummarize(): void {
+    for (const [key, s] of this.summaries) if (s.state !== 'pending') this.summaries.set(key, { ...s, of: '' });
+    this.changed.fire(undefined);
+  }
+
   /** Re-lists after `delayMs` of quiet (file-change bursts while an agent writes). */
   refreshSoon(delayMs = 750): void {
     if (this.refreshTimer) clearTimeout(this.refreshTimer);

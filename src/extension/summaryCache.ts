@@ -59,6 +59,8 @@ interface Entry {
   /** The registry's content identity within a shared file (OpenCode rows), when any. */
   stamp?: string;
   check: string;
+  /** What the summary was computed with (see SummaryCache's `basis`); another basis is a miss. */
+  basis?: string;
   summary: SessionSummary;
 }
 
@@ -95,7 +97,16 @@ export class SummaryCache {
   /** Lookups answered from the cache / recomputed, for the log and tests. */
   readonly stats = { hits: 0, misses: 0 };
 
-  constructor(private readonly dir: string) {}
+  /**
+   * @param dir the extension's global storage folder
+   * @param basis what a summary depends on besides the file: the extension's version and the rule
+   *   overrides (`prefixLens.ttlSecondsOverrides`, `prefixLens.priceOverrides`), read at each
+   *   lookup, so a summary of another build or other overrides is computed again
+   */
+  constructor(
+    private readonly dir: string,
+    readonly basis: () => string = () => '',
+  ) {}
 
   get file(): string {
     return join(this.dir, 'session-summaries.json');
@@ -120,7 +131,7 @@ export class SummaryCache {
   async get(ref: SessionRef): Promise<SessionSummary | undefined> {
     await this.load();
     const e = this.entries.get(ref.key);
-    if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp) return this.miss();
+    if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp || (e.basis ?? '') !== this.basis()) return this.miss();
     try {
       if ((await contentCheck(ref.path, ref.size)) !== e.check) return this.miss();
     } catch {
@@ -143,7 +154,7 @@ export class SummaryCache {
     } catch {
       return;
     }
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, stamp: ref.stamp, check, summary });
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, stamp: ref.stamp, check, basis: this.basis(), summary });
     this.scheduleSave();
   }
 

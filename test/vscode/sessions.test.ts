@@ -93,13 +93,17 @@ describe('Sessions view', () => {
     assert.equal((ok.iconPath as vscode.ThemeIcon).id, 'pass');
   });
 
-  it('caches summaries across restarts by size + mtime + content check', async () => {
+  it('caches summaries across restarts by size + mtime + content check, for the same build and rule overrides', async () => {
     const a = await api();
     await a.cache.save();
     const refs = await a.sessions.sessions();
     const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
-    const fresh = new SummaryCache(a.cache.file.replace(/[/\\][^/\\]+$/, ''));
+    const fresh = new SummaryCache(a.cache.file.replace(/[/\\][^/\\]+$/, ''), a.cache.basis);
     assert.equal((await fresh.get(main))?.breaks, 3, 'a new cache over the saved file knows the session');
+    // Another build or other rule overrides (TTLs, prices): the summary is computed again.
+    assert.match(a.cache.basis(), /^\d+\.\d+\.\d+:\{"ttlSeconds":\{\},"prices":\[\]\}$/);
+    const other = new SummaryCache(a.cache.file.replace(/[/\\][^/\\]+$/, ''), () => `${a.cache.basis()}+ttl`);
+    assert.equal(await other.get(main), undefined);
     // Same size and mtime, different bytes in the tail: the content check refuses the entry.
     const dir = join(testEnv.tmp, 'cache-check');
     mkdirSync(dir, { recursive: true });
