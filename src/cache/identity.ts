@@ -164,17 +164,24 @@ export async function identityWithRules(ref: RefIdentityFields, rules: string, e
   if (ref.stamp !== undefined) {
     return { ...base, captures: await captures(ref.startMs ?? null), size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
   }
+  const checked = checkFile(ref.path);
+  if (!checked) return null;
+  const { size, mtimeMs, check } = checked;
+  // The head's bytes are this thread's buffer: read for the stamp (only when a capture root exists) before anything else runs.
+  return { ...base, captures: await captures(() => (check.headBytes ? headStartMs(check.headBytes) : null)), size, mtimeMs, stamp: null, head: check.head, tail: check.tail };
+}
+
+/** A regular file's size (bytes), mtime (ms) and content check (checkSync); null when it is not one or cannot be read. */
+function checkFile(path: string): { size: number; mtimeMs: number; check: NonNullable<ReturnType<typeof checkSync>> } | null {
   let st;
   try {
-    st = statSync(ref.path);
+    st = statSync(path);
   } catch {
     return null;
   }
   if (!st.isFile()) return null;
-  const check = checkSync(ref.path, st.size);
-  if (!check) return null;
-  // The head's bytes are this thread's buffer: read for the stamp (only when a capture root exists) before anything else runs.
-  return { ...base, captures: await captures(() => (check.headBytes ? headStartMs(check.headBytes) : null)), size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
+  const check = checkSync(path, st.size);
+  return check && { size: st.size, mtimeMs: st.mtimeMs, check };
 }
 
 /**
@@ -195,21 +202,14 @@ export interface SampledIdentity {
  */
 export async function identityWithSample(ref: RefIdentityFields, rules: string, env: NodeJS.ProcessEnv = process.env): Promise<SampledIdentity | null> {
   if (ref.stamp !== undefined) return null;
-  let st;
-  try {
-    st = statSync(ref.path);
-  } catch {
-    return null;
-  }
-  if (!st.isFile()) return null;
-  const check = checkSync(ref.path, st.size);
-  if (!check || !check.headBytes) return null;
-  const n = check.headBytes.length;
-  const head = Buffer.from(check.headBytes);
+  const checked = checkFile(ref.path);
+  if (!checked?.check.headBytes) return null;
+  const { size, mtimeMs, check } = checked;
+  const n = check.headBytes!.length;
+  const head = Buffer.from(check.headBytes!);
   const tail = Buffer.from(checkBuf!.subarray(CHECK_BYTES, CHECK_BYTES + n));
   const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, () => headStartMs(head)) : null;
-  const id: Identity = { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: check.head, tail: check.tail };
-  return { id, head, tail };
+  return { id: fileIdentity(ref, rules, captures, size, mtimeMs, check.head, check.tail), head, tail };
 }
 
 /**
@@ -254,7 +254,12 @@ export async function identityBySample(
   }
   // headBytes is this thread's buffer: read for the stamp (only when a capture root exists) before anything else runs.
   const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, () => headStartMs(headBytes)) : null;
-  return { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, size: st.size, mtimeMs: st.mtimeMs, stamp: null, head: expected.head, tail: expected.tail };
+  return fileIdentity(ref, rules, captures, st.size, st.mtimeMs, expected.head, expected.tail);
+}
+
+/** The Identity of a file ref (not inside a database) from what was checked of it. */
+function fileIdentity(ref: RefIdentityFields, rules: string, captures: string | null, size: number, mtimeMs: number, head: string, tail: string): Identity {
+  return { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, size, mtimeMs, stamp: null, head, tail };
 }
 
 const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];
