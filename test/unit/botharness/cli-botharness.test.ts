@@ -4,17 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { main } from '../../../src/cli/main.js';
+import { runCli } from '../../runCli.js';
 import { discoverSessions, resolveArg } from '../../../src/hosts/registry.js';
 import type { Report } from '../../../src/report/json.js';
 import { buildScenarios, type Built } from './scenarios.js';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, (s) => out.push(s), (s) => err.push(s), process.cwd());
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = runCli;
 
 describe('prefix-lens CLI on BotHarness (DSH) sessions', () => {
   let built: Built;

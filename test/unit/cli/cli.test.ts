@@ -6,18 +6,13 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../../../src/cli/main.js';
+import { runCli } from '../../runCli.js';
 import type { Report } from '../../../src/report/json.js';
 
 const LONG = 'test/fixtures/pi/long/agent/sessions/--home-user-pi-lab-long-project--';
 const PI_MAIN = 'test/fixtures/pi/main/agent/sessions/--home-user-pi-lab-main-project--';
 
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, (s) => out.push(s), (s) => err.push(s), process.cwd());
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = runCli;
 
 describe('prefix-lens CLI', () => {
   it('analyze --json with no path reports the bundled examples (Pi main in wire mode first)', async () => {
