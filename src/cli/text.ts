@@ -174,6 +174,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
 function renderPhux(p: PhuxSessionJson, out: (line: string) => void): void {
   const chain = p.messages.map((m) => `${m.kind === 'checkpoint' ? 'C' : 'Δ'}${m.seq}${m.placement === 'head' ? '(head)' : ''}`).join(' ');
   out(`  phux context: ${p.messages.length} message(s) [${chain}], ${p.cost.bytes} bytes (~${p.cost.estimatedTokens} tokens)` +
+      `${p.cost.outsideBytes ? ` + ${p.cost.outsideBytes} bytes outside the messages` : ''}` +
       `${p.restarts.length ? `, restarts at line ${p.restarts.join(', ')}` : ''}; ${p.violations.length} ADR-0067 violation(s)`);
   for (const v of p.violations) out(`    line ${v.line}: ${safe(v.rule)}: ${safe(v.message)}`);
 }

@@ -213,6 +213,37 @@ export function findContextMessages(text: string): FoundContextMessage[] {
   return found;
 }
 
+/**
+ * The text of `text` outside the messages `found` in it (`findContextMessages(text)`), joined, with
+ * the compaction-hook line before a hook message left out (it belongs to that message). A tail
+ * context event (a Pi `phux-context` custom message, an OpenCode synthetic part) holds the
+ * messages only (reference/phux.md §2.3: `formatContext` output, no trailing newline), so anything
+ * here, even a newline, was added by something else and is sent to the model with them.
+ */
+export function textOutsideMessages(text: string, found: readonly FoundContextMessage[]): string {
+  let out = '';
+  let at = 0;
+  for (const m of found) {
+    let gap = text.slice(at, m.start);
+    if (m.compactionHook) {
+      const hook = gap.lastIndexOf(PHUX_COMPACTION_HOOK_PREFIX);
+      if (hook >= 0 && gap.slice(hook + PHUX_COMPACTION_HOOK_PREFIX.length).trim() === '') gap = gap.slice(0, hook);
+    }
+    out += gap;
+    at = m.end;
+  }
+  return out + text.slice(at);
+}
+
+/**
+ * The `invalid-message` problem of a tail event with text outside its messages, or null when it
+ * has none: the byte count and a quoted excerpt (the text is untrusted).
+ */
+export function outsideTextProblem(outside: string): ContextProblem | null {
+  if (outside === '') return null;
+  return { rule: 'invalid-message', message: `the context text holds ${utf8Length(outside)} byte(s) outside its <phux-context> message(s): ${quote(outside)}` };
+}
+
 /** A problem found in one message: a rule id and a human sentence (untrusted values are quoted, not interpreted). */
 export interface ContextProblem {
   rule: ContextRuleId;

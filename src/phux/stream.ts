@@ -14,13 +14,16 @@ import {
   comparePanes,
   DEFAULT_CONTEXT_LIMITS,
   findContextMessages,
+  outsideTextProblem,
   parseContextMessage,
+  textOutsideMessages,
   type ContextBody,
   type ContextLimits,
   type ContextPane,
   type ContextRuleId,
 } from './context.js';
 import { isDeepStrictEqual } from 'node:util';
+import { utf8Length } from './sanitize.js';
 
 /**
  * The fleet as the model knows it after a message. `availability` is `unknown` before the first
@@ -94,6 +97,11 @@ export interface ContextStreamCost {
   /** Identical re-sends folded into `repeats`, and their bytes. */
   repeats: number;
   repeatedBytes: number;
+  /**
+   * UTF-8 bytes of tail context events outside any message (text added around the
+   * `formatContext` output; each such event is an `invalid-message` violation). Not in `bytes`.
+   */
+  outsideBytes: number;
   /**
    * Per user turn, when `turnLines` was given: the messages appended from that turn's line up to
    * the next turn's line. Otherwise null (events alone do not mark turns).
@@ -190,6 +198,7 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
   let pendingForce: 'compaction' | 'branch' | null = null;
   let repeats = 0;
   let repeatedBytes = 0;
+  let outsideBytes = 0;
   /** Text of the last recorded message, to fold identical re-sends. */
   let lastText: string | undefined;
 
@@ -202,6 +211,15 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
     if (found.length === 0) {
       violations.push({ rule: 'invalid-message', line: ev.line, message: 'context text holds no complete <phux-context>…</phux-context> message' });
       continue;
+    }
+    if (ev.placement === 'tail') {
+      // Sent with the messages on every later request, but no part of any: flagged and counted.
+      const outside = textOutsideMessages(ev.text, found);
+      const problem = outsideTextProblem(outside);
+      if (problem) {
+        violations.push({ ...problem, line: ev.line });
+        outsideBytes += utf8Length(outside);
+      }
     }
     for (const m of found) {
       const prev = messages[messages.length - 1];
@@ -307,7 +325,7 @@ export function analyzeContextStream(events: TranscriptEvent[], options: Context
     }
   }
 
-  return { messages, violations, restarts, cost: streamCost(messages, forcedFlags, repeats, repeatedBytes, options.turnLines) };
+  return { messages, violations, restarts, cost: streamCost(messages, forcedFlags, repeats, repeatedBytes, outsideBytes, options.turnLines) };
 }
 
 /** True when two states describe the same fleet (key order ignored; panes compared in order, which replay keeps sorted). */
@@ -320,6 +338,7 @@ function streamCost(
   forcedFlags: boolean[],
   repeats: number,
   repeatedBytes: number,
+  outsideBytes: number,
   turnLines: number[] | undefined,
 ): ContextStreamCost {
   const tokens = (b: number): number => Math.ceil(b / 4);
@@ -360,6 +379,7 @@ function streamCost(
     forcedCheckpoints: { count: forced.length, bytes: sum(forced) },
     repeats,
     repeatedBytes,
+    outsideBytes,
     perTurn,
     beforeFirstTurnBytes,
     eligibleTurns: turnLines ? turnLines.length : null,
