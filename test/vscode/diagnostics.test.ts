@@ -59,10 +59,11 @@ describe('Problems diagnostics on an opened transcript', () => {
     const rows = (diags: vscode.Diagnostic[]) => diags.map((d) => [d.range.start.line + 1, d.code, d.relatedInformation?.map((r) => r.location.range.start.line + 1), /^Cache break at request #(\d+): ([\w-]+)/.exec(d.message)?.slice(1)]);
     assert.deepEqual(rows(cc.diags), [[113, 'break', [73], ['9', 'history-rewritten']]]);
     assert.match(cc.diags[0].message, /19,213 tokens re-billed/);
-    // The compaction is named first (the rollout records it), then the head change it came with.
+    // The compaction is named first (the rollout records it), then the change it came with: the
+    // leading developer item (system 1) is gone from the replacement history.
     assert.deepEqual(rows(codex.diags), [[82, 'break', [63], ['8', 'history-rewritten']]]);
-    assert.match(codex.diags[0].message, /^Cache break at request #8: history-rewritten \(compaction: history replaced by a summary \(a summary request came after the compared one\); the head changed with it\)/);
-    // The compacted history after the head is new to the cache: nothing re-billed.
+    assert.match(codex.diags[0].message, /^Cache break at request #8: history-rewritten \(compaction: history replaced by a summary \(a summary request came after the compared one\); system 1 changed with it\)/);
+    // The compacted history after the instructions is new to the cache: nothing re-billed.
     assert.doesNotMatch(codex.diags[0].message, /re-billed/);
   });
 

@@ -14,15 +14,16 @@
  * every such item of the 0.169 recordings equals the body's input item byte for byte). Not recorded:
  * the built-in tool schemas and the instructions text as sent (the first developer input item;
  * session_meta's `base_instructions` is the model's full prompt, which Codex trims before
- * sending), so tools, instructions and the leading developer items form one opaque head whose
- * label changes when the recorded instructions or those items change. A response followed by a
- * `compacted` line is the compaction call (kind `summary`; its compaction prompt is not recorded).
+ * sending), so tools and instructions form one opaque head whose label changes when the recorded
+ * instructions change; the leading developer items after them are system blocks 1…, as on the
+ * wire. A response followed by a `compacted` line is the compaction call (kind `summary`; its
+ * compaction prompt is not recorded).
  * Codex sets `prompt_cache_key` to the session id (observed in every body): the conversation id,
  * except in a sub-agent, which keeps its parent's session id (session_meta `session_id`).
  */
 import { createHash } from 'node:crypto';
 import { BlockNode } from '../../core/chain.js';
-import type { LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
+import type { Block, LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import type { CxRead } from './read.js';
 import type { TokenUsage } from './schema.js';
@@ -190,10 +191,19 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
     // OpenAI renders tools first, so that call shares no prefix with the agent requests: its head
     // is its own (on the wire it reads nothing and is cold; one head made it a false head break).
     const tools = p.kind === 'summary' ? 'tools:none' : '';
-    const label = `codex:head:${createHash('sha256').update(instructions).update(JSON.stringify(input.slice(0, lead))).update(tools).digest('hex').slice(0, 16)}`;
+    const label = `codex:head:${createHash('sha256').update(instructions).update(tools).digest('hex').slice(0, 16)}`;
     let node = heads.get(label);
     if (!node) heads.set(label, (node = new BlockNode(null, opaqueHeadBlock(label))));
     let key = label;
+    // The leading developer items are recorded as sent: system blocks after the instructions
+    // (the body's system[0]), as the wire reader splits the body, so a change among them (one
+    // dropped by a compaction's replacement history) is located and described, not opaque.
+    for (let i = 0; i < lead; i++) {
+      key += `|${idOf(input[i])}`;
+      let n = nodes.get(key);
+      if (!n) nodes.set(key, (n = new BlockNode(node!, systemItemBlock(i + 1, `input[${i + 1}]`, input[i]))));
+      node = n;
+    }
     for (let i = lead; i < input.length; i++) {
       // The body's input[0] is the instructions message, so recorded item i is input[i + 1].
       messageBlocks(i - lead, `input[${i + 1}]`, input[i]).forEach((b, k) => {
@@ -228,6 +238,17 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
     requests.push(req);
   }
   return requests;
+}
+
+/**
+ * A leading system/developer input item as a system block: the item's JSON (the wire reader's
+ * block over the same item is its bytes in the body, which the rollout item equals byte for byte
+ * in the 0.169 recordings), its role as origin (as the wire reader gives it).
+ * @param item system block index (1-based here: the unrecorded instructions item is system[0])
+ */
+function systemItemBlock(item: number, path: string, it: Record<string, unknown>): Block {
+  const text = JSON.stringify(it);
+  return { segment: 'system', item, path, bytes: new TextEncoder().encode(text), text, origin: String(it.role) };
 }
 
 export function isoMs(iso: string | undefined): number | null {

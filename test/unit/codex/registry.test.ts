@@ -49,12 +49,15 @@ describe('Codex in the host registry', () => {
     assert.equal(s.host, 'codex');
     // The compaction call (#7) sends no tools (body 008; OpenAI renders tools first): it shares no
     // prefix with the agent requests and reads nothing, cold as on the wire, not a head break
-    // (which billed it ~10,528 lost tokens). The request after it breaks in the opaque head.
+    // (which billed it ~10,528 lost tokens). The request after it breaks at system 1, as on the
+    // wire: the leading developer item (skills) is gone from the replacement history; the opaque
+    // head (tools + instructions) before it is read (expected 8,576 = read).
     assert.deepEqual(s.requests.map((r) => r.verdict), ['cold', 'hit', 'hit', 'hit', 'hit', 'model-switch', 'cold', 'break', 'hit']);
-    assert.deepEqual(s.requests.map((r) => r.break?.segment ?? null), [null, null, null, null, null, null, null, 'head', null]);
+    assert.deepEqual(s.requests.map((r) => r.break?.segment ?? null), [null, null, null, null, null, null, null, 'system', null]);
+    assert.deepEqual([s.requests[7].break?.blockIndex, s.requests[7].break?.path, s.requests[7].expectedRead, s.requests[7].observedRead], [1, 'input[1]', 8576, 8576]);
     // It re-bills nothing: what follows the head is the compacted history, new to the cache.
     assert.deepEqual(s.requests.map((r) => r.lostTokens), [0, 0, 0, 0, 0, 0, 0, 0, 0]);
     assert.deepEqual(s.requests.map((r) => r.kind), ['agent', 'agent', 'agent', 'agent', 'agent', 'agent', 'summary', 'agent', 'agent']);
-    assert.equal(s.requests[7].break?.segment, 'head');
+    assert.deepEqual(s.requests[7].causes.map((c) => [c.kind, c.certainty]), [['history-rewritten', 'certain'], ['system-changed', 'certain']]);
   });
 });
