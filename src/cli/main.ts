@@ -12,6 +12,7 @@ import { analyzeRefCached, cachedReports, defaultCacheDir, identityOf, type Iden
 import { rulesHash, type RefIdentityFields } from '../cache/identity.js';
 import { cachedOutput, OutputEntryWriter } from '../cache/output.js';
 import { continueFromCache, dropTail, saveTail, type TailBody } from '../cache/tail.js';
+import { pruneCache } from '../cache/prune.js';
 import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
 import { resolveArg, type SessionRef } from '../hosts/registry.js';
@@ -453,6 +454,7 @@ async function run(
     return failed.length ? 1 : 0;
   }
   if (html && !(await html.end(count))) return 2;
+  if (!noCache && command === 'analyze') await pruneCache(cacheDir);
   if (json) {
     await json.end();
     if (warm && trees?.every((t) => t !== null) && !direct && errors === 0 && !warned && printed.length) {

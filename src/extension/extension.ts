@@ -5,6 +5,7 @@
  * the worker thread (analysisWorker.ts).
  */
 import * as vscode from 'vscode';
+import { pruneCache } from '../cache/prune.js';
 import type { SessionRef } from '../hosts/registry.js';
 import { fileRef } from './fileRef.js';
 import { ActiveSessionStatus } from './activeSession.js';
@@ -80,7 +81,10 @@ interface CompareTarget {
 export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const t0 = performance.now();
   const log = createLog();
-  const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l), vscode.Uri.joinPath(context.globalStorageUri, 'results').fsPath);
+  const resultsDir = vscode.Uri.joinPath(context.globalStorageUri, 'results').fsPath;
+  const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l), resultsDir);
+  // After an update the older cache versions are never read again.
+  void pruneCache(resultsDir).then((removed) => removed.length && log.info(`result cache: removed ${removed.length} stale item(s)`));
   // A summary depends on the build and on the rule overrides too (TTLs and prices move verdicts and costs).
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
   const cache = new SummaryCache(context.globalStorageUri.fsPath, () => `${version}:${JSON.stringify(ruleOverrides())}`);
