@@ -48,6 +48,8 @@ export interface PrefixLensApi {
   log: Log;
   worker: AnalysisWorker;
   sessions: SessionsView;
+  /** The Sessions view's tree (its `message` says which folders the listing could not read). */
+  sessionsTree: vscode.TreeView<unknown>;
   /** The status-bar item of the session being written now. */
   status: ActiveSessionStatus;
   fleet: FleetView;
@@ -99,6 +101,11 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
 
   const sessionsTree = vscode.window.createTreeView('prefixLens.sessions', { treeDataProvider: sessions, showCollapseAll: true });
   const fleetTree = vscode.window.createTreeView('prefixLens.fleet', { treeDataProvider: fleet });
+  // Folders the listing could not read are said above the tree, the details in the log.
+  const onListed = sessions.onDidList(() => {
+    const n = sessions.discoveryWarnings.length;
+    sessionsTree.message = n ? `${n} folder${n === 1 ? '' : 's'} not read (Output ▸ Prefix Lens says which)` : undefined;
+  });
   const onFleetVisibility = () => (fleetTree.visible ? fleet.start() : fleet.stop());
   onFleetVisibility();
 
@@ -318,6 +325,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   context.subscriptions.push(
     log,
     sessionsTree,
+    onListed,
     fleetTree,
     fleetTree.onDidChangeVisibility(onFleetVisibility),
     sessions,
@@ -341,7 +349,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   );
   const activationMs = performance.now() - t0;
   log.info(`activated in ${activationMs.toFixed(1)} ms (VS Code ${vscode.version}, workspace ${vscode.workspace.isTrusted ? 'trusted' : 'untrusted: nothing is run'})`);
-  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, status, fleet, diagnostics, toggle, capture, cache, analyze, timelines };
+  return { activationMs, extensionUri: context.extensionUri, log, worker, sessions, sessionsTree, status, fleet, diagnostics, toggle, capture, cache, analyze, timelines };
 }
 
 /** A quick pick of the requests of `report` that were compared with an earlier one, breaks first. */

@@ -53,6 +53,11 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   private generation = 0;
   /** Set when the last listing finished: sessions found and how long it took (ms). */
   lastListing: { count: number; ms: number } | undefined;
+  /**
+   * What the last listing could not read (a configured folder missing or unreadable, folders
+   * too deep to walk), one sentence each; each is logged once, when it first appears.
+   */
+  discoveryWarnings: string[] = [];
 
   constructor(
     private readonly worker: AnalysisWorker,
@@ -134,6 +139,10 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
         this.hosts = r.hosts;
         this.lastListing = { count: r.refs.length, ms: Math.round(performance.now() - t0) };
         this.log.info(`listed ${r.refs.length} session(s) in ${this.lastListing.ms} ms (discovery ${r.ms} ms in the worker)`);
+        // A listing runs again at every file event: a warning is logged when it is new, not each time.
+        const known = new Set(this.discoveryWarnings);
+        for (const w of r.warnings) if (!known.has(w)) this.log.warn(`sessions: ${w}`);
+        this.discoveryWarnings = r.warnings;
         void vscode.commands.executeCommand('setContext', 'prefixLens.hasSessions', r.refs.length > 0);
         this.watch(r.watchRoots);
         this.listed.fire(r.refs);

@@ -20,16 +20,21 @@ import type { Session } from '../core/model.js';
 
 /**
  * Every host's default locations, plus the configured folders of each host (settings add to the
- * defaults; the registry's `paths` would replace them). A configured folder that does not exist
- * is skipped. Deduplicated by key, newest first.
+ * defaults; the registry's `paths` would replace them). Deduplicated by key, newest first.
+ * `warnings`: what the walks left out (folders too deep) and configured folders that could not be
+ * read (missing, not a folder, no permission), one sentence each: the rest is still listed.
  */
-async function discover(opts: DiscoverOptions): Promise<SessionRef[]> {
-  const refs = await discoverSessions({ env: opts.env, home: opts.home });
+async function discover(opts: DiscoverOptions): Promise<{ refs: SessionRef[]; warnings: string[] }> {
+  const warnings: string[] = [];
+  const onWarning = (m: string) => warnings.push(m);
+  const refs = await discoverSessions({ env: opts.env, home: opts.home, onWarning });
   for (const [id, paths] of Object.entries(opts.paths ?? {})) {
-    for (const p of paths ?? []) refs.push(...(await findSessions(p, [hostOf(id)]).catch(() => [])));
+    for (const p of paths ?? []) {
+      refs.push(...(await findSessions(p, [hostOf(id)], onWarning).catch((e: Error) => (warnings.push(`folder configured for ${hostOf(id).label}: ${e.message}`), []))));
+    }
   }
   const seen = new Set<string>();
-  return refs.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.key < b.key ? -1 : 1));
+  return { refs: refs.filter((r) => !seen.has(r.key) && seen.add(r.key)).sort((a, b) => b.mtimeMs - a.mtimeMs || (a.key < b.key ? -1 : 1)), warnings };
 }
 
 /**
@@ -44,10 +49,10 @@ async function handle(msg: WorkerRequest): Promise<WorkerResponse> {
   const t0 = performance.now();
   const took = () => Math.round(performance.now() - t0);
   if (msg.op === 'discover') {
-    const refs = await discover(msg.opts);
+    const { refs, warnings } = await discover(msg.opts);
     const hosts = HOSTS.map((h) => ({ id: h.id, label: h.label }));
     const watchRoots = watchRootsAdding(msg.opts);
-    return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, ms: took() };
+    return { id: msg.id, ok: true, op: 'discover', refs, hosts, watchRoots, warnings, ms: took() };
   }
   if (msg.op === 'resolve') return { id: msg.id, ok: true, op: 'resolve', refs: await resolveArg(msg.path, msg.opts), ms: took() };
   if (msg.op === 'diagnose') {

@@ -39,7 +39,7 @@ export type WorkerRequest =
 
 /** `ms`: wall time of the job inside the worker. */
 export type WorkerResponse =
-  | { id: number; ok: true; op: 'discover'; refs: SessionRef[]; hosts: Array<{ id: string; label: string }>; watchRoots: string[]; ms: number }
+  | { id: number; ok: true; op: 'discover'; refs: SessionRef[]; hosts: Array<{ id: string; label: string }>; watchRoots: string[]; warnings: string[]; ms: number }
   | { id: number; ok: true; op: 'analyze'; sessions: SessionReport[]; ms: number }
   | { id: number; ok: true; op: 'resolve'; refs: SessionRef[]; ms: number }
   | { id: number; ok: true; op: 'diagnose'; ref: SessionRef | null; sessions: SessionReport[]; ms: number }

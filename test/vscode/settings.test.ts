@@ -8,6 +8,7 @@ describe('settings', () => {
   after(async () => {
     await vscode.workspace.getConfiguration('prefixLens').update('priceOverrides', undefined, vscode.ConfigurationTarget.Global);
     await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.codex', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('prefixLens.priceOverrides reprices the re-billed tokens of the breaks (the Claude Code session\'s /compact, priced from the bundled table)', async () => {
@@ -46,5 +47,21 @@ describe('settings', () => {
     }, 20_000);
     const requests = await Promise.all(found.map(async (r) => (await a.analyze(r))!.requests.length));
     assert.deepEqual(requests.sort(), [1, 2, 4]);
+  });
+
+  it('a configured folder that cannot be read is said above the Sessions tree and in the log; the other sessions stay listed', async () => {
+    const a = await api();
+    const missing = join(testEnv.tmp, 'no-such-pi-folder');
+    const count = (await a.sessions.sessions()).length;
+    const listed = a.sessions.lastListing;
+    await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', [missing], vscode.ConfigurationTarget.Global);
+    await until('the listing after the setting changed', () => a.sessions.lastListing !== listed, 20_000);
+    assert.deepEqual(a.sessions.discoveryWarnings, [`folder configured for Pi: ${missing}: no such file or directory`]);
+    assert.equal(a.sessionsTree.message, '1 folder not read (Output ▸ Prefix Lens says which)');
+    assert.equal((await a.sessions.sessions()).length, count);
+    const again = a.sessions.lastListing;
+    await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', undefined, vscode.ConfigurationTarget.Global);
+    await until('the listing after the setting was removed', () => a.sessions.lastListing !== again, 20_000);
+    assert.deepEqual([a.sessions.discoveryWarnings, a.sessionsTree.message], [[], undefined]);
   });
 });
