@@ -73,13 +73,13 @@ describe('a break after a compaction names it, with the certainty of its evidenc
     ]);
   });
 
-  it('Codex rollout alone: #8 breaks in the opaque head (its leading developer items are rebuilt from the replacement history); the compaction is named before the head change', async () => {
+  it('Codex rollout alone: #8 breaks at system 1 (the leading developer item the replacement history dropped); the compaction is named before that change', async () => {
     const [s] = await readCodexSession(rollout('test/fixtures/codex'));
     const r = analyzeSession(s).requests[7];
-    assert.deepEqual([r.verdict, r.matched, r.break!.segment], ['break', 6, 'head']);
+    assert.deepEqual([r.verdict, r.matched, r.break!.segment, r.break!.blockIndex], ['break', 6, 'system', 1]);
     assert.deepEqual(causes(r), [
-      ['history-rewritten', 'certain', 'compaction: history replaced by a summary (a summary request came after the compared one); the head changed with it'],
-      ['system-changed', 'likely', 'the head (system prompt and tools) changed; the transcript does not record it'],
+      ['history-rewritten', 'certain', 'compaction: history replaced by a summary (a summary request came after the compared one); system 1 changed with it'],
+      ['system-changed', 'certain', 'block 1 removed; element `<skills_instructions>` removed'],
     ]);
   });
 
