@@ -14,7 +14,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SessionRef } from '../hosts/registry.js';
-import { LiveAnalysis, type LiveUpdate } from '../live/session.js';
+import { LiveAnalysis, type LiveUpdate, type ResetCause } from '../live/session.js';
 import { modelWidthOf, renderRequest, renderSession, safe } from './text.js';
 
 /** Options of watchSessions. */
@@ -26,6 +26,32 @@ export interface WatchOptions {
   signal: AbortSignal;
   /** Fallback poll interval, ms (default 1000). */
   pollMs?: number;
+}
+
+/** bytes as "1,234 bytes". */
+const bytes = (n: number | null): string => `${(n ?? 0).toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+
+/**
+ * The line printed when a watched session was read again: what happened to its file
+ * (live/session.ts ResetCause) and what the report below it is.
+ */
+export function resetText(c: ResetCause | null): string {
+  switch (c?.kind) {
+    case 'deleted':
+      return 'the file was deleted; nothing to read until it is written again';
+    case 'created':
+      return `the file was created again (${bytes(c.to)}); read`;
+    case 'replaced':
+      return `the file was replaced by another file (${bytes(c.from)} → ${bytes(c.to)}); read again`;
+    case 'truncated':
+      return `the file was truncated (${bytes(c.from)} → ${bytes(c.to)}); read again`;
+    case 'grew':
+      return `the file grew (${bytes(c.from)} → ${bytes(c.to)}); read again`;
+    case 'changed':
+      return 'the database changed; read again';
+    default:
+      return `the file was rewritten${c ? ` (${bytes(c.to)})` : ''}; read again`;
+  }
 }
 
 /** Watches the sessions until `signal` aborts. @returns the exit code (0) */
@@ -56,7 +82,12 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
     if (u.change === 'reset') {
       const s = u.report;
       o.out('');
-      o.out(`${s.host} session ${safe(s.id)}: the file was rewritten; read again`);
+      if (u.cause?.kind === 'deleted') {
+        // Its report is an empty one carrying the read error, under the file's name: the line says it all.
+        o.out(`${l.live.ref.host} session ${safe(l.live.ref.id)}: ${resetText(u.cause)}`);
+        return;
+      }
+      o.out(`${s.host} session ${safe(s.id)}: ${resetText(u.cause)}`);
       renderSession(s, o.out);
       l.width = modelWidthOf(s.requests);
       return;

@@ -38,12 +38,56 @@ export interface LiveUpdate {
   revised: RequestReport[];
   /** True when only the appended requests were judged (the earlier ones kept, see the module comment). */
   continued: boolean;
+  /** What happened to the file when `change` is `reset` (the session was read again), else null. */
+  cause: ResetCause | null;
   /**
    * The session's report as of the latest update of its LiveAnalysis. After an append judged
    * alone it is built when first read (the session's sums, models and context stream are O(requests));
    * `added` does not wait for it.
    */
   readonly report: SessionReport;
+}
+
+/**
+ * What happened to a session's file that made a live analysis read it again, from its stat at the
+ * previous read and now (`from`/`to`: sizes in bytes, null when there was no file):
+ * `deleted` (no file now), `created` (none before), `replaced` (another file at the path: other
+ * device or inode), `truncated` (shorter), `grew` (longer, but not continued: a host read in full
+ * at every change, or a Pi append that cannot be continued), `rewritten` (same size, other bytes
+ * or times), `changed` (a database: its rows or WAL changed).
+ */
+export interface ResetCause {
+  kind: 'deleted' | 'created' | 'replaced' | 'truncated' | 'grew' | 'rewritten' | 'changed';
+  from: number | null;
+  to: number | null;
+}
+
+/** The stat of a session's file that ResetCause is told from; null when it cannot be stat'ed (gone). */
+interface FileFacts {
+  dev: number;
+  ino: number;
+  size: number;
+}
+
+function factsOf(path: string): FileFacts | null {
+  try {
+    const st = statSync(path);
+    return { dev: st.dev, ino: st.ino, size: st.size };
+  } catch {
+    return null;
+  }
+}
+
+/** What happened between two stats of a file that was read again (`database`: the ref is a database, e.g. OpenCode's). */
+export function resetCause(before: FileFacts | null, now: FileFacts | null, database: boolean): ResetCause {
+  const cause = (kind: ResetCause['kind']): ResetCause => ({ kind, from: before?.size ?? null, to: now?.size ?? null });
+  if (!now) return cause('deleted');
+  if (!before) return cause('created');
+  if (before.dev !== now.dev || before.ino !== now.ino) return cause('replaced');
+  if (database) return cause('changed');
+  if (now.size < before.size) return cause('truncated');
+  if (now.size > before.size) return cause('grew');
+  return cause('rewritten');
 }
 
 /** The file's (and its WAL's) size and mtime, `missing` when it is gone (hosts/sqlite.ts dbStamp). */
@@ -85,6 +129,8 @@ interface Current {
 export class LiveAnalysis {
   private pi: PiLiveSession | null = null;
   private seen = '';
+  /** The file's stat at the last read (what a reset is told from). */
+  private facts: FileFacts | null = null;
   /** The capture folders' stamp at the last analysis (null: none the join could look at). */
   private captures: string | null = null;
   /** Session start for the capture stamp: the file head's first timestamp, or the ref's (OpenCode). */
@@ -119,6 +165,7 @@ export class LiveAnalysis {
       a.pi = await PiLiveSession.open(ref.path, { holdBackLast: warmUp });
     }
     a.seen = identity(ref.path);
+    a.facts = factsOf(ref.path);
     a.startMs = ref.startMs ?? (CAPTURE_JOINED.has(ref.host) ? await headStart(ref.path) : null);
     a.captures = await a.captureStamp();
     await a.analyze();
@@ -229,10 +276,13 @@ export class LiveAnalysis {
         return self.report;
       },
     });
-    if (change === 'unchanged') return result({ change, added: [], revised: [], continued: true });
+    const facts = factsOf(this.ref.path);
+    const cause = change === 'reset' ? resetCause(this.facts, facts, this.ref.stamp !== undefined && !this.pi) : null;
+    this.facts = facts;
+    if (change === 'unchanged') return result({ change, added: [], revised: [], continued: true, cause });
     const before = this.requestReports;
     const { continued, added } = await this.analyze();
-    if (added) return result({ change, added, revised: [], continued });
+    if (added) return result({ change, added, revised: [], continued, cause });
     const old = new Map(before.map((r) => [r.index, r] as const));
     const fresh: RequestReport[] = [];
     const revised: RequestReport[] = [];
@@ -241,6 +291,6 @@ export class LiveAnalysis {
       if (!o) fresh.push(r);
       else if (o.verdict !== r.verdict || o.expectedRead !== r.expectedRead) revised.push(r);
     }
-    return result({ change, added: fresh, revised, continued });
+    return result({ change, added: fresh, revised, continued, cause });
   }
 }
