@@ -11,7 +11,7 @@ import { diverge, firstDiff, type BreakPoint } from './diverge.js';
 import type { LlmRequest, Segment, Session, Usage } from './model.js';
 import { ownGet, ownSet } from './own.js';
 import { systemChange, type SystemChange } from './sections.js';
-import { defaultRules, familyFor, minimumTokens, priceOf, pricesFor, type PriceSource, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
+import { defaultRules, familyFor, minimumTokens, priceOf, type PriceSource, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
 import { resumedDepth } from './rebill.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
@@ -112,6 +112,54 @@ interface Lineage {
   sweepAt: number;
   /** The latest send time (ms) of the session's requests judged before this one, null before any with a time (gone). */
   latest: number | null;
+  /** The head segments of the lineage's last request with a chain (fillHashes), reused while the next chain shares it. */
+  head?: HeadMemo;
+}
+
+/**
+ * What fillHashes read of a chain's head segments (the blocks before its first message block, at
+ * depth `messagesAt`): the same for every chain that holds the same node objects through that
+ * depth. `anchor` is a node of the last chain judged at or below `messagesAt` (its tail's
+ * predecessor when that is deep enough: a breakpoint copy of the tail is not in the next chain);
+ * a chain holding the anchor holds the whole head, found by a short walk from its tail instead of
+ * one walk from the tail to each head block.
+ */
+interface HeadMemo {
+  anchor: BlockNode;
+  /** Depth of the first message block. */
+  messagesAt: number;
+  /** The chain's first node. */
+  first: BlockNode;
+  /** Canonical bytes before the first message block. */
+  bytesBefore: number;
+  /** Per head segment in the order fillHashes met them: segment, hash at its end (12 hex), blocks, bytes. */
+  segments: Array<{ segment: Segment | 'head'; hash: string; blocks: number; bytes: number }>;
+}
+
+/**
+ * The per-request keys of a run of requests with the same provider, model, cache key, kind and
+ * API (SessionJudge.push and Calibration.add meet the same ones request after request): the
+ * lineage key, and what depends only on it and the token model.
+ */
+interface KeyMemo {
+  provider: string;
+  model: string;
+  cacheKey: string | undefined;
+  kind: LlmRequest['kind'];
+  api: string;
+  /** lineageKey of the requests. */
+  key: string;
+  /** calibrationKey of the requests. */
+  calibration: string;
+  /** The token estimate with the requests' base (SessionJudge only). */
+  tokensAt: TokensAt;
+  /** familyFor of the requests (used while the lineage has no entry yet). */
+  family: ProviderFamily | null;
+}
+
+/** True when `m` was made for a request with `req`'s provider, model, cache key, kind and API. */
+function sameKeys(m: KeyMemo | null, req: LlmRequest): m is KeyMemo {
+  return m !== null && m.provider === req.provider && m.model === req.model && m.cacheKey === req.cacheKey && m.kind === req.kind && m.api === req.api;
 }
 
 /** Written entries a lineage keeps before it first drops the gone ones (then twice what is left). */
@@ -135,6 +183,58 @@ function sweep(lin: Lineage): void {
   for (const e of lin.recent) if (e.written !== undefined) named.add(e.written);
   for (const [k, w] of lin.written) if (gone(w, lin.latest) && !named.has(k)) lin.written.delete(k);
   lin.sweepAt = Math.max(SWEEP_MIN, 2 * lin.written.size);
+}
+
+/** Which entries pickEntry takes: any, those that wrote an entry (cacheable), those that wrote one still alive. */
+const PICK_ANY = 0;
+const PICK_CACHEABLE = 1;
+const PICK_LIVE = 2;
+
+/**
+ * The candidate entry of `lin` that shares the longest prefix with a request (`depths`: common
+ * depth with each entry of `lin.recent`, same order) of `kind` sent at `now`; ties go to the
+ * newest. An entry can be read once the response of the request that wrote it has started
+ * (reference/providers.md §1.2: parallel requests all write), so a request sent while an earlier
+ * one was in flight (tool fan-out, sub-agents) cannot read that one's entry. Only requests that
+ * wrote an entry (at least the minimum) are candidates (PICK_CACHEABLE, PICK_LIVE): a change
+ * against a request too short to be cached breaks nothing. A request of another kind that shares
+ * no block (a summary request with its own system prompt) was never meant to read that entry.
+ */
+function pickEntry(lin: Lineage, depths: readonly number[], kind: LlmRequest['kind'], now: number | null, tokensAt: TokensAt, which: number): Entry | null {
+  const recent = lin.recent;
+  let found: Entry | null = null;
+  let foundDepth = -1;
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const e = recent[i];
+    if (
+      depths[i] > foundDepth &&
+      flight(e.req, now) === 'done' &&
+      (depths[i] > 0 || e.req.kind === kind) &&
+      (which === PICK_ANY || (cacheable(lin, e, tokensAt) && (which === PICK_CACHEABLE || aliveAt(lin, e, now))))
+    ) {
+      found = e;
+      foundDepth = depths[i];
+    }
+  }
+  return found;
+}
+
+/**
+ * Whether entry `e` of `lin` is alive for a request sent at `now` (ms; null = unknown: alive).
+ * Explicit breakpoints: while what it wrote at its deepest breakpoint is (a later request that
+ * read only the head did not refresh it); else by its last use.
+ */
+function aliveAt(lin: Lineage, e: Entry, now: number | null): boolean {
+  if (now === null) return true;
+  const w = e.written !== undefined ? lin.written.get(e.written) : undefined;
+  if (w) return w.expires === null || w.expires >= now;
+  return e.lastUse === null || now - e.lastUse <= e.ttlMs;
+}
+
+/** `Array.prototype.slice(0, end)`'s length for an array of `length` (ToIntegerOrInfinity, negative from the end). */
+function sliceEnd(length: number, end: number): number {
+  const e = Math.trunc(end) || 0;
+  return e < 0 ? Math.max(length + e, 0) : Math.min(e, length);
 }
 
 /**
@@ -220,85 +320,75 @@ export class SessionJudge {
       if (this.lineages.has(k.slice(k.indexOf('|') + 1))) return false;
     }
     this.model = next;
+    this.keys = null;
     return true;
+  }
+
+  /** The keys of the last request pushed (KeyMemo); reset when the token model changes. */
+  private keys: KeyMemo | null = null;
+
+  /** The KeyMemo of `req` with the current token model. */
+  private keyMemo(req: LlmRequest): KeyMemo {
+    const model = this.model;
+    const key = lineageKey(req);
+    const calibration = `${req.kind}|${key}`;
+    const base = ownGet(model.base, calibration) ?? 0;
+    const perByte = model.perByte;
+    const tokensAt: TokensAt = (n, extraBytes = 0) => {
+      const bytes = (n ? n.bytesThrough : 0) + extraBytes;
+      return bytes > 0 ? Math.round(base + perByte * bytes) : 0;
+    };
+    return { provider: req.provider, model: req.model, cacheKey: req.cacheKey, kind: req.kind, api: req.api, key, calibration, tokensAt, family: null };
   }
 
   /** Judges the next request of the session. */
   push(req: LlmRequest): RequestAnalysis {
-    const { model: tokenModel, rules, lineages } = this;
+    const { rules, lineages } = this;
     const out = this.requests;
     const lastAgent = this.lastAgent;
-    let key = lineageKey(req);
-    const base = ownGet(tokenModel.base, calibrationKey(req)) ?? 0;
-    const tokensAt: TokensAt = (n, extraBytes = 0) => {
-      const bytes = (n ? n.bytesThrough : 0) + extraBytes;
-      return bytes > 0 ? Math.round(base + tokenModel.perByte * bytes) : 0;
-    };
-    let lin = lineages.get(key);
-    if (lin) key = lin.key;
-    const family = lin?.family ?? familyFor(req.model, req.api, rules);
+    const keys = sameKeys(this.keys, req) ? this.keys : (this.keys = this.keyMemo(req));
+    const tokensAt = keys.tokensAt;
+    let lin = lineages.get(keys.key);
+    const key = lin ? lin.key : keys.key;
+    const family = lin ? lin.family : (keys.family ??= familyFor(req.model, req.api, rules));
     const a = blank(req, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
     a.promptTokens = req.usage ? promptOf(req.usage) : req.tail ? tokensAt(req.tail) : null;
-    a.priceSource = priceOf(req, family, rules)?.source ?? null;
+    const priced = priceOf(req, family, rules);
+    a.priceSource = priced?.source ?? null;
     out.push(a);
-    if (!req.tail) {
+    const tail = req.tail;
+    if (!tail) {
       a.verdict = 'unknown';
       this.sent(timeOf(req));
       return a;
     }
-    fillHashes(a, req.tail);
     if (!lin) {
       lin = { key, family, minimum: minimumTokens(family, req.model), recent: [], written: new Map(), sweepAt: SWEEP_MIN, latest: null };
       lineages.set(key, lin);
     }
+    const first = fillHashes(a, tail, lin);
     lin.latest = this.latest;
     const now = timeOf(req);
-    const previous = lin.recent[lin.recent.length - 1];
-    if (previous) a.sameAsPrevious = previous.tail.sameHash(req.tail);
+    const recent = lin.recent;
+    const previous = recent[recent.length - 1];
+    if (previous) a.sameAsPrevious = previous.tail.sameHash(tail);
 
-    const depths = lin.recent.map((e) => commonDepth(e.tail, req.tail!));
-    // Explicit breakpoints: an entry is alive while what it wrote at its deepest breakpoint is (a
-    // later request that read only the head did not refresh it); else by its last use.
-    const alive = (e: Entry) => {
-      if (now === null) return true;
-      const w = e.written !== undefined ? lin!.written.get(e.written) : undefined;
-      if (w) return w.expires === null || w.expires >= now;
-      return e.lastUse === null || now - e.lastUse <= e.ttlMs;
-    };
-    // An entry can be read once the response of the request that wrote it has started
-    // (reference/providers.md §1.2: parallel requests all write). A request sent while an earlier
-    // one was in flight (tool fan-out, sub-agents) cannot read that one's entry.
-    const inFlight = (e: Entry) => flight(e.req, now) !== 'done';
-    // The candidate entry that shares the longest prefix; ties go to the newest. Only requests
-    // that wrote an entry (at least the minimum) are candidates: a change against a request too
-    // short to be cached breaks nothing. A request of another kind that shares no block (a
-    // summary request with its own system prompt) was never meant to read that entry.
-    const pick = (ok: (e: Entry) => boolean): Entry | null => {
-      let found: Entry | null = null;
-      let foundDepth = -1;
-      for (let i = lin!.recent.length - 1; i >= 0; i--) {
-        const e = lin!.recent[i];
-        if (depths[i] > foundDepth && !inFlight(e) && (depths[i] > 0 || e.req.kind === req.kind) && ok(e)) {
-          found = e;
-          foundDepth = depths[i];
-        }
-      }
-      return found;
-    };
-    const isCacheable = (e: Entry) => cacheable(lin!, e, tokensAt);
-    const depthOf = (e: Entry) => depths[lin.recent.indexOf(e)];
+    const depths: number[] = [];
+    for (const e of recent) depths.push(commonDepth(e.tail, tail));
+    const marks = markedNodes(tail);
+    const depthOf = (e: Entry) => depths[recent.indexOf(e)];
     // Live entries first: a real break against the previous request is not hidden behind an
     // expired entry that matches longer. An expired entry is the comparison only when this
     // request's prefix is unchanged against it (a continuation or a revert past its lifetime)
     // and it matches deeper than any live one, or when no entry is alive at all.
-    let best = pick((e) => isCacheable(e) && alive(e));
-    const longest = pick(isCacheable);
-    if (longest && longest !== best && (!best || (depthOf(longest) > depthOf(best) && diverge(longest.tail, req.tail, lin.family.renderOrder) === null))) best = longest;
+    let best = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_LIVE);
+    const longest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_CACHEABLE);
+    if (longest && longest !== best && (!best || (depthOf(longest) > depthOf(best) && diverge(longest.tail, tail, lin.family.renderOrder) === null))) best = longest;
     // A request itself below the minimum is still compared with the nearest request, to show what changed.
-    if (!best && (a.promptTokens ?? 0) < lin.minimum) best = pick(() => true);
+    if (!best && (a.promptTokens ?? 0) < lin.minimum) best = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
     const reads: string[] = [];
-    a.expectedRead = expectedRead(lin, req.tail, depths, now, tokensAt, (e) => alive(e) && !inFlight(e), reads);
+    a.expectedRead = expectedRead(lin, tail, marks, depths, now, tokensAt, true, reads);
 
     if (req.error) {
       a.verdict = 'unknown';
@@ -312,13 +402,14 @@ export class SessionJudge {
       a.ttlMs = best.ttlMs;
       const then = timeOf(best.req);
       a.gapMs = now !== null && then !== null ? now - then : null;
-      const bp = diverge(best.tail, req.tail, lin.family.renderOrder);
+      const bestAlive = aliveAt(lin, best, now);
+      const bp = diverge(best.tail, tail, lin.family.renderOrder);
       const changedParams = paramsCause(best.req, req, lin.family.params);
       const params = changedParams?.cause ?? null;
       if (bp) {
         a.break = bp;
         a.systemChange = systemChange(bp);
-        a.causes.push(...classifyBreak(bp, best.tail, req.tail, breakContext(lin, best, req.tail, bp.segment)));
+        a.causes.push(...classifyBreak(bp, best.tail, tail, breakContext(lin, best, tail, bp.segment)));
       } else if (params) {
         a.break = paramsBreak(best.req, req, lin.family.params.map((p) => p.key));
       }
@@ -332,7 +423,7 @@ export class SessionJudge {
       const paramsOnly = !bp && params !== null;
       const paramsConfirmed =
         paramsOnly && a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0
-          ? a.observedRead < (tierRead(lin, req.tail, changedParams!.tier, now, tokensAt, alive) + a.expectedRead) / 2
+          ? a.observedRead < (tierRead(lin, tail, changedParams!.tier, now, tokensAt) + a.expectedRead) / 2
           : collapsed;
       if (paramsOnly && a.observedRead !== null && !paramsConfirmed) {
         params!.certainty = 'likely';
@@ -359,23 +450,23 @@ export class SessionJudge {
       // Read past the entry's estimated lifetime: the observed read covers the whole entry, so the
       // provider still held it (a longer lifetime than the request shows, e.g. a 1 h breakpoint a
       // transcript does not record, or another request refreshed it). The read is the evidence.
-      const full = !alive(best) && !a.break && a.observedRead !== null ? entryFull(lin, best, tokensAt) : 0;
+      const full = !bestAlive && !a.break && a.observedRead !== null ? entryFull(lin, best, tokensAt) : 0;
       const heldPast = full > 0 && a.observedRead! >= full - partialTolerance(lin.family, full);
       if (heldPast) {
         a.expectedRead = full;
         a.notes.push(`read after the entry's estimated lifetime (${Math.round(a.gapMs! / 60000)} min since #${best.req.index}, lifetime ${Math.round(best.ttlMs / 60000)} min): the provider still held it (a longer lifetime than the request shows, or another request refreshed it)`);
       }
       if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
-      else if (!alive(best) && !a.break && !heldPast) a.verdict = 'ttl-expired';
+      else if (!bestAlive && !a.break && !heldPast) a.verdict = 'ttl-expired';
       else if (a.break) {
         a.verdict = 'break';
         // No live entry: the change is real, but the expired entry could not have been read anyway.
-        if (!alive(best)) a.notes.push(`the entry of #${best.req.index} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
+        if (!bestAlive) a.notes.push(`the entry of #${best.req.index} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
       }
-      else if ((collapsed || readStopsInHead(req, a.observedRead, a.expectedRead, tokensAt, lin.family)) && req.tail.at(1)?.block.segment === 'head') {
+      else if ((collapsed || stopsInHead(first, a.observedRead, a.expectedRead, tokensAt, lin.family)) && first.block.segment === 'head') {
         a.verdict = 'break';
         a.break = headBreak();
-        a.causes.push(...classifyBreak(a.break, best.tail, req.tail, breakContext(lin, best, req.tail, 'head')));
+        a.causes.push(...classifyBreak(a.break, best.tail, tail, breakContext(lin, best, tail, 'head')));
       } else if (collapsed) a.verdict = 'unexplained-miss';
       else a.verdict = 'hit';
       if (a.verdict === 'break' || a.verdict === 'unexplained-miss' || a.verdict === 'ttl-expired') {
@@ -383,27 +474,27 @@ export class SessionJudge {
         // entry's own prompt, and what this request paid for outside the cache. A change in the
         // prefix re-bills only what the request sends again after it (core/rebill.ts): the read
         // it would have had with the changed item sent as before, not its new tokens.
-        const full = a.verdict === 'break' && !alive(best) ? 0 : entryFull(lin, best, tokensAt);
+        const full = a.verdict === 'break' && !bestAlive ? 0 : entryFull(lin, best, tokensAt);
         // At least what the cache held before the change (the expected read) when the request read less.
-        const could = a.verdict === 'break' && bp !== null && a.break === bp ? Math.max(a.expectedRead ?? 0, Math.min(full, resumedRead(lin, best, req.tail, bp, tokensAt))) : full;
+        const could = a.verdict === 'break' && bp !== null && a.break === bp ? Math.max(a.expectedRead ?? 0, Math.min(full, resumedRead(lin, best, tail, bp, tokensAt))) : full;
         const read = a.observedRead ?? a.expectedRead ?? 0;
         a.lostTokens = bounded(req, could - read);
-        a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
+        a.costUSD = rebillCostOf(req, lin.family, priced, a.lostTokens);
       } else if (a.verdict === 'hit') {
         // A partial read: what the cache held alive for this prefix and the provider did not read.
-        const unreachable = lin.family.breakpoints.explicit ? unreachableEntry(lin, req.tail, depths, alive, a.expectedRead ?? 0) : null;
+        const unreachable = lin.family.breakpoints.explicit ? unreachableEntry(lin, tail, marks, depths, now, a.expectedRead ?? 0) : null;
         const could = Math.max(a.expectedRead ?? 0, unreachable?.tokens ?? 0);
         const read = a.observedRead ?? a.expectedRead ?? 0;
         if (could - read > partialTolerance(lin.family, could)) {
           a.lostTokens = bounded(req, could - read);
-          a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
+          a.costUSD = rebillCostOf(req, lin.family, priced, a.lostTokens);
           if (unreachable && unreachable.tokens > read) a.causes.push(unreachable.cause);
         }
       }
     }
     // Parallel requests: an entry that shares more of this prefix, written by a request whose
     // response had not started when this one was sent, could not be read.
-    const flying = req.error ? null : inFlightEntry(lin, req.tail, depths, now, alive, best ? depthOf(best) : 0);
+    const flying = req.error ? null : inFlightEntry(lin, tail, depths, now, best ? depthOf(best) : 0);
     if (flying) {
       const certain = flight(flying.req, now) === 'in-flight';
       a.causes.push({
@@ -411,21 +502,21 @@ export class SessionJudge {
         detail: `sent while #${flying.req.index} was ${certain ? 'waiting for its response' : 'in flight'}: an entry can be read only once its response has started, so parallel requests each write their own`,
         certainty: certain ? 'certain' : 'likely',
       });
-      const d = depths[lin.recent.indexOf(flying)];
-      const could = d >= flying.tail.depth ? entryFull(lin, flying, tokensAt) : tokensAt(req.tail.at(d));
+      const d = depths[recent.indexOf(flying)];
+      const could = d >= flying.tail.depth ? entryFull(lin, flying, tokensAt) : tokensAt(tail.at(d));
       const extra = bounded(req, could - (a.observedRead ?? a.expectedRead ?? 0)) - a.lostTokens;
       if (extra > 0) {
         a.lostTokens += extra;
-        a.costUSD = rebillCost(req, lin.family, rules, a.lostTokens);
+        a.costUSD = rebillCostOf(req, lin.family, priced, a.lostTokens);
       }
     }
-    if (a.costUSD === null) a.costUSD = pricesFor(req, family, rules) ? 0 : null;
+    if (a.costUSD === null) a.costUSD = priced ? 0 : null;
 
     if (!req.error) {
       // What this request reads of an earlier entry is a prefix of its own entry, recorded now:
       // that refreshes it. The earlier entry itself is not refreshed, since the part of it
       // beyond the common prefix was not read (a change at tool 0 reads none of it).
-      record(lin, req, now, tokensAt, reads);
+      record(lin, req, now, tokensAt, reads, marks);
       if (lin.written.size > lin.sweepAt) sweep(lin);
       if (req.kind === 'agent') this.lastAgent = req;
     }
@@ -637,7 +728,11 @@ function newSummary(entry: BlockNode, tail: BlockNode): number | null {
  * @param tokensAt the session's token estimate of a prefix (calibrated on its usage)
  */
 export function readStopsInHead(req: LlmRequest, observed: number | null, expected: number | null, tokensAt: TokensAt, family: ProviderFamily): boolean {
-  const head = req.tail?.at(1);
+  return stopsInHead(req.tail?.at(1) ?? null, observed, expected, tokensAt, family);
+}
+
+/** readStopsInHead of a request whose chain starts with node `head` (null without a chain). */
+function stopsInHead(head: BlockNode | null, observed: number | null, expected: number | null, tokensAt: TokensAt, family: ProviderFamily): boolean {
   if (observed === null || expected === null || !head || head.block.segment !== 'head') return false;
   const tokens = Math.min(tokensAt(head), expected);
   return tokens > 0 && observed < tokens - partialTolerance(family, tokens);
@@ -672,7 +767,11 @@ function bounded(req: LlmRequest, tokens: number): number {
  * breakpoints) or billed as input (implicit caching) instead of read; null when prices are unknown.
  */
 export function rebillCost(req: LlmRequest, family: ProviderFamily, rules: ProviderRules, lost: number): number | null {
-  const priced = priceOf(req, family, rules);
+  return rebillCostOf(req, family, priceOf(req, family, rules), lost);
+}
+
+/** rebillCost with the request's prices given (priceOf of the request and family). */
+function rebillCostOf(req: LlmRequest, family: ProviderFamily, priced: ReturnType<typeof priceOf>, lost: number): number | null {
   if (!priced) return null;
   const { prices } = priced;
   let rebill = family.breakpoints.explicit ? prices.cacheWrite : prices.input;
@@ -703,20 +802,23 @@ function partialTolerance(family: ProviderFamily, could: number): number {
 function unreachableEntry(
   lin: Lineage,
   tail: BlockNode,
-  depths: number[],
-  alive: (e: Entry) => boolean,
+  tailMarks: readonly BlockNode[],
+  depths: readonly number[],
+  now: number | null,
   reachable: number,
 ): { tokens: number; cause: Cause } | null {
   let found: { tokens: number; depth: number; e: Entry } | null = null;
-  lin.recent.forEach((e, i) => {
+  const recent = lin.recent;
+  for (let i = 0; i < recent.length; i++) {
+    const e = recent[i];
     const w = e.written !== undefined ? lin.written.get(e.written) : undefined;
-    if (!w || e.writtenDepth === undefined || depths[i] < e.writtenDepth || !alive(e)) return;
+    if (!w || e.writtenDepth === undefined || depths[i] < e.writtenDepth || !aliveAt(lin, e, now)) continue;
     if (w.tokens > reachable && (!found || w.tokens > found.tokens)) found = { tokens: w.tokens, depth: e.writtenDepth, e };
-  });
+  }
   if (!found) return null;
-  const { tokens, depth, e } = found as { tokens: number; depth: number; e: Entry };
+  const { tokens, depth, e } = found;
   const lookback = lin.family.breakpoints.lookbackBlocks;
-  const marks = markedNodes(tail).slice(0, lin.family.breakpoints.max).map((m) => m.depth);
+  const marks = tailMarks.slice(0, lin.family.breakpoints.max).map((m) => m.depth);
   const after = marks.filter((d) => d >= depth);
   const where = (d: number) => tail.at(d)!.block.path;
   if (after.length && after.every((d) => d - depth >= lookback)) {
@@ -751,19 +853,20 @@ function unreachableEntry(
 function inFlightEntry(
   lin: Lineage,
   tail: BlockNode,
-  depths: number[],
+  depths: readonly number[],
   now: number | null,
-  alive: (e: Entry) => boolean,
   comparedDepth: number,
 ): Entry | null {
   let found: Entry | null = null;
   let foundDepth = comparedDepth;
-  lin.recent.forEach((e, i) => {
-    if (depths[i] > foundDepth && flight(e.req, now) !== 'done' && alive(e) && !e.req.error && tail.depth > 0) {
+  const recent = lin.recent;
+  for (let i = 0; i < recent.length; i++) {
+    const e = recent[i];
+    if (depths[i] > foundDepth && flight(e.req, now) !== 'done' && aliveAt(lin, e, now) && !e.req.error && tail.depth > 0) {
       found = e;
       foundDepth = depths[i];
     }
-  });
+  }
   return found;
 }
 
@@ -837,26 +940,50 @@ function blank(request: LlmRequest, lineage: string, family: string): RequestAna
 
 /**
  * Prefix hash at the end of each segment, and each segment's block count and bytes; head segments
- * are short, so walk them from the start (the messages segment is what follows them).
+ * are short, so walk them from the start (the messages segment is what follows them). The head
+ * segments are read once per head (HeadMemo): a chain holding the node the lineage's last chain
+ * was anchored at has the same head nodes, hence the same hashes and sizes.
+ * @returns the chain's first node
  */
-function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
+function fillHashes(a: RequestAnalysis, tail: BlockNode, lin: Lineage): BlockNode {
   a.prefixHash = tail.shortHash;
+  const memo = lin.head;
+  const held = memo !== undefined && tail.depth >= memo.anchor.depth && tail.at(memo.anchor.depth) === memo.anchor;
+  const head = held ? memo : readHead(tail);
+  for (const s of head.segments) {
+    a.segments[s.segment] = s.hash;
+    a.segmentSizes[s.segment] = { blocks: s.blocks, bytes: s.bytes };
+  }
+  if (tail.block.segment === 'messages') {
+    a.segments.messages = a.prefixHash;
+    a.segmentSizes.messages = { blocks: tail.depth - head.messagesAt + 1, bytes: tail.bytesThrough - head.bytesBefore };
+  }
+  // Anchored at this chain for the next one (the head is known only once a message block follows it).
+  if (head.messagesAt <= tail.depth) {
+    head.anchor = tail.prev && tail.prev.depth >= head.messagesAt ? tail.prev : tail;
+    lin.head = head;
+  }
+  return head.first;
+}
+
+/** The head segments of a chain (fillHashes), anchored at its tail. */
+function readHead(tail: BlockNode): HeadMemo {
+  const first = tail.at(1)!;
+  const segments: HeadMemo['segments'] = [];
   let d = 1;
   let bytesBefore = 0;
   for (; d <= tail.depth; d++) {
-    const n = tail.at(d)!;
+    const n = d === 1 ? first : tail.at(d)!;
     const seg = n.block.segment;
     if (seg === 'messages') break;
-    a.segments[seg] = n.shortHash;
-    const size = (a.segmentSizes[seg] ??= { blocks: 0, bytes: 0 });
+    let size = segments.find((x) => x.segment === seg);
+    if (!size) segments.push((size = { segment: seg, hash: '', blocks: 0, bytes: 0 }));
+    size.hash = n.shortHash;
     size.blocks++;
     size.bytes += n.bytesThrough - bytesBefore;
     bytesBefore = n.bytesThrough;
   }
-  if (tail.block.segment === 'messages') {
-    a.segments.messages = a.prefixHash;
-    a.segmentSizes.messages = { blocks: tail.depth - d + 1, bytes: tail.bytesThrough - bytesBefore };
-  }
+  return { anchor: tail, messagesAt: d, first, bytesBefore, segments };
 }
 
 /**
@@ -872,16 +999,19 @@ function fillHashes(a: RequestAnalysis, tail: BlockNode): void {
 function expectedRead(
   lin: Lineage,
   tail: BlockNode,
-  depths: number[],
+  marks: readonly BlockNode[],
+  depths: readonly number[],
   now: number | null,
   tokensAt: TokensAt,
-  alive: (e: Entry) => boolean,
+  readableOnly: boolean,
   reads: string[],
 ): number {
   const f = lin.family;
   if (f.breakpoints.explicit) {
     let best = 0;
-    for (const b of markedNodes(tail).slice(0, f.breakpoints.max)) {
+    const count = sliceEnd(marks.length, f.breakpoints.max);
+    for (let k = 0; k < count; k++) {
+      const b = marks[k];
       // Walk up from the breakpoint (prev links: no lookup per position).
       const stop = Math.max(0, b.depth - f.breakpoints.lookbackBlocks);
       for (let n: BlockNode | null = b; n && n.depth > stop; n = n.prev) {
@@ -897,14 +1027,20 @@ function expectedRead(
     return best;
   }
   let tokens = 0;
-  lin.recent.forEach((e, i) => {
-    if (!alive(e)) return;
+  const recent = lin.recent;
+  for (let i = 0; i < recent.length; i++) {
+    const e = recent[i];
+    if (!aliveAt(lin, e, now) || (readableOnly && flight(e.req, now) !== 'done')) continue;
     const d = depths[i];
+    if (d >= e.tail.depth) {
+      tokens = Math.max(tokens, tokensOfEntry(e, e.tail, tokensAt));
+      continue;
+    }
     const x = e.tail.at(d + 1);
     const y = tail.at(d + 1);
     const inBlock = x && y && x.block.segment === y.block.segment && y.block.segment !== 'head' ? firstDiff(x.block.bytes, y.block.bytes) : 0;
-    tokens = Math.max(tokens, d >= e.tail.depth ? tokensOfEntry(e, e.tail, tokensAt) : Math.min(tokensAt(tail.at(d), inBlock), observedPrompt(e.req) ?? Infinity));
-  });
+    tokens = Math.max(tokens, Math.min(tokensAt(tail.at(d), inBlock), observedPrompt(e.req) ?? Infinity));
+  }
   const stepped = Math.floor(tokens / f.stepTokens) * f.stepTokens;
   return stepped >= lin.minimum ? stepped : 0;
 }
@@ -921,7 +1057,6 @@ function tierRead(
   tier: Tier,
   now: number | null,
   tokensAt: TokensAt,
-  alive: (e: Entry) => boolean,
 ): number {
   if (tier === 'all') return 0;
   const order = lin.family.renderOrder;
@@ -931,7 +1066,7 @@ function tierRead(
   const head = tail.at(d);
   if (!head) return 0;
   const depths = lin.recent.map((e) => commonDepth(e.tail, head));
-  return expectedRead(lin, head, depths, now, tokensAt, alive, []);
+  return expectedRead(lin, head, markedNodes(head), depths, now, tokensAt, false, []);
 }
 
 /**
@@ -1006,19 +1141,18 @@ function record(
   now: number | null,
   tokensAt: TokensAt,
   reads: string[],
+  marks: readonly BlockNode[],
 ): void {
   const tail = req.tail!;
-  const marks = markedNodes(tail);
   // Explicit breakpoints: the entry a continuation reads is the one at the deepest breakpoint, so
   // its lifetime is the entry's (1 h breakpoints before 5 min ones keep only the head alive for 1 h).
-  const ttlSeconds =
-    lin.family.breakpoints.explicit && marks.length
-      ? marks[0].block.breakpoint!.ttlSeconds
-      : Math.max(
-          lin.family.ttlSeconds.default,
-          ...marks.map((m) => m.block.breakpoint!.ttlSeconds),
-          req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0,
-        );
+  let ttlSeconds: number;
+  if (lin.family.breakpoints.explicit && marks.length) ttlSeconds = marks[0].block.breakpoint!.ttlSeconds;
+  else {
+    ttlSeconds = lin.family.ttlSeconds.default;
+    for (const m of marks) ttlSeconds = Math.max(ttlSeconds, m.block.breakpoint!.ttlSeconds);
+    ttlSeconds = Math.max(ttlSeconds, req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0);
+  }
   const entry: Entry = { req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 };
   lin.recent.push(entry);
   if (lin.recent.length > CANDIDATES) lin.recent.shift();
@@ -1027,8 +1161,10 @@ function record(
       const w = lin.written.get(key)!;
       if (now !== null) w.expires = now + w.ttlMs;
     }
-    for (const m of marks.slice(0, lin.family.breakpoints.max)) {
-      const tokens = cachedThrough({ req, tail }, m, tokensAt);
+    const count = sliceEnd(marks.length, lin.family.breakpoints.max);
+    for (let k = 0; k < count; k++) {
+      const m = marks[k];
+      const tokens = cachedThrough(entry, m, tokensAt);
       if (tokens < lin.minimum) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
       lin.written.set(m.hashKey, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
@@ -1099,6 +1235,9 @@ export class Calibration {
   /** Per calibration key, in order of first use: the last point and the first `limit` points. */
   private readonly lineages = new Map<string, { last: [number, number]; pts: Array<[number, number]> }>();
 
+  /** calibrationKey of the last request added, with the fields it is made of (consecutive requests share it). */
+  private last: { provider: string; model: string; cacheKey: string | undefined; kind: LlmRequest['kind']; key: string } | null = null;
+
   constructor(private readonly limit: number = CALIBRATION_LIMIT) {}
 
   /**
@@ -1109,7 +1248,11 @@ export class Calibration {
     if (!r.usage || !r.tail || r.error) return false;
     const y = promptOf(r.usage);
     if (y <= 0) return false;
-    const key = calibrationKey(r);
+    let last = this.last;
+    if (!last || last.provider !== r.provider || last.model !== r.model || last.cacheKey !== r.cacheKey || last.kind !== r.kind) {
+      last = this.last = { provider: r.provider, model: r.model, cacheKey: r.cacheKey, kind: r.kind, key: calibrationKey(r) };
+    }
+    const key = last.key;
     const p: [number, number] = [r.tail.bytesThrough, y];
     const lin = this.lineages.get(key);
     if (!lin) {
