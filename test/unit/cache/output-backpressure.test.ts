@@ -1,8 +1,8 @@
 /**
- * The output entry is written with backpressure: OutputEntryWriter says when its file's buffer
- * is full, and the `--json` writer waits for its tee as it waits for stdout, so a report printed
- * faster than its entry is written does not queue in memory (the 100 MiB bench session queued
- * most of its ~88 MB of text in the entry's write stream before).
+ * The output entry never queues text in memory: OutputEntryWriter writes each chunk before it
+ * returns (the 100 MiB bench session once queued most of its ~88 MB of text in the entry's write
+ * stream), and the `--json` writer waits for its tee as it waits for stdout, so a tee that does
+ * return a promise holds back the next chunk.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -19,23 +19,21 @@ describe('output entry backpressure', () => {
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'prefix-lens-outbp-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('OutputEntryWriter returns a promise while its file buffer is full, and writes every chunk', async () => {
+  it('OutputEntryWriter writes every chunk before it returns (nothing queued in memory)', async () => {
     const ref = { host: 'pi', key: join(dir, 's.jsonl'), path: join(dir, 's.jsonl') } as SessionRef;
     const w = new OutputEntryWriter(ref, {} as Identity, dir);
     const big = `${'x'.repeat(1024 * 1024)}\n`;
-    const full = w.text(big);
-    assert.ok(full instanceof Promise, 'a 1 MiB chunk fills the 16 KiB buffer');
-    await full;
-    assert.equal(w.text('small\n'), undefined, 'drained: a small chunk is taken at once');
-    const bytes = w.bytes(new TextEncoder().encode(big));
-    assert.ok(bytes instanceof Promise);
-    await bytes;
     const entries = dirname(outputFile(dir, ref.key));
-    const tmp = readdirSync(entries).filter((f) => f.startsWith(basename(outputFile(dir, ref.key))) && f.endsWith('.tmp'));
-    assert.equal(tmp.length, 1);
-    // Everything written so far is in the file (the writer never dropped a chunk while full).
-    await new Promise((ok) => setTimeout(ok, 50));
-    assert.equal(readFileSync(join(entries, tmp[0]), 'utf8'), `${big}small\n${big}`);
+    const tmp = () => {
+      const t = readdirSync(entries).filter((f) => f.startsWith(basename(outputFile(dir, ref.key))) && f.endsWith('.tmp'));
+      assert.equal(t.length, 1);
+      return readFileSync(join(entries, t[0]), 'utf8');
+    };
+    assert.equal(w.text(big), undefined, 'no promise: written at once');
+    assert.equal(tmp(), big, 'a 1 MiB chunk is in the file when text() returns');
+    w.text('small\n');
+    assert.equal(w.bytes(new TextEncoder().encode(`é${big}`)), undefined);
+    assert.equal(tmp(), `${big}small\né${big}`);
     await w.abort();
     assert.deepEqual(readdirSync(entries), []);
   });
