@@ -34,8 +34,8 @@
  * The result cache continues the same way (continueReport): the earlier requests' report entries
  * come from the result entry saved with the state (results.ts analyzeRefCached).
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -67,7 +67,7 @@ import { releaseBetweenSessions } from '../memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */
-export const TAIL_VERSION = 3;
+export const TAIL_VERSION = 4;
 
 /** The report's running sums: what the session header needs of the requests judged so far. */
 export interface ReportSums {
@@ -88,8 +88,10 @@ export interface TailState {
   judge: JudgeState;
   calibration: CalibrationState;
   report: ReportSums;
-  /** Chain table the encoder and judge states point into (core/tailstate.ts). */
+  /** Chain table the encoder and judge states point into (core/tailstate.ts): the nodes' fields… */
   nodes: StoredNode[];
+  /** …and their blocks' bytes, one after another (written as bytes, not in the JSON: see saveTail). */
+  blob: Uint8Array;
   /** [node index, hex prefix hash] of every chain tail the states point at: checked after the rebuild. */
   check: Array<[number, string]>;
   /** The phux context stream's carriers so far: [request index, its line] of each request that first carried a context message. */
@@ -214,8 +216,9 @@ const TailSchema = z.object({
         role: z.string().optional(),
         origin: z.string().optional(),
         breakpoint: z.object({ ttlSeconds: num }).optional(),
+        n: int.min(0).optional(),
+        raw: z.literal(true).optional(),
         text: z.string().optional(),
-        bytes64: z.string().optional(),
       }),
     }),
   ),
@@ -223,37 +226,90 @@ const TailSchema = z.object({
   carriers: z.array(z.tuple([int, int])),
 });
 
-/** Parses and checks a state's text; null when it is not a state of this format and version. */
-export function parseTail(text: string): TailState | null {
+/** Width of the JSON-length field at the end of a state file (decimal digits), as in an output entry. */
+const LEN_DIGITS = 16;
+
+/**
+ * A state as the bytes of its file: `<blob><JSON of the rest>\n<JSON length: 16 decimal digits>\n`.
+ * The chain blocks' bytes (most of a state) are written as they are, not as JSON strings: no
+ * text to decode, escape and encode when saving, nor to unescape and encode when loading (the
+ * JSON holds the other fields; its `nodes` say how many of the blob's bytes each block has).
+ */
+export function serializeTail(state: TailState): Buffer[] {
+  const { blob, ...rest } = state;
+  const json = `${JSON.stringify(rest)}\n`;
+  const len = Buffer.byteLength(json, 'utf8');
+  return [Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), Buffer.from(`${json}${String(len).padStart(LEN_DIGITS, '0')}\n`, 'utf8')];
+}
+
+/**
+ * Parses and checks a state's file bytes (serializeTail); null when they are not a state of this
+ * format and version (cut short, corrupt, foreign, an earlier layout). The blob is a view into
+ * `data`.
+ */
+export function parseTail(data: Uint8Array): TailState | null {
+  const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  if (buf.length < LEN_DIGITS + 2) return null;
+  const lenText = buf.toString('latin1', buf.length - LEN_DIGITS - 1);
+  if (!/^\d{16}\n$/.test(lenText)) return null;
+  const len = Number(lenText.slice(0, LEN_DIGITS));
+  const start = buf.length - LEN_DIGITS - 1 - len;
+  if (len < 2 || start < 0 || buf[buf.length - LEN_DIGITS - 2] !== 0x0a) return null;
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(buf.toString('utf8', start, start + len));
   } catch {
     return null;
   }
   const r = TailSchema.safeParse(raw);
-  return r.success ? (r.data as unknown as TailState) : null;
+  if (!r.success) return null;
+  // The blocks' bytes are the blob exactly (readChains checks each block's share).
+  let total = 0;
+  for (const n of r.data.nodes) total += n.b.n ?? 0;
+  if (total !== start) return null;
+  return { ...(r.data as unknown as Omit<TailState, 'blob'>), blob: buf.subarray(0, start) };
 }
 
 /** The state saved for a ref, or null (missing, corrupt, foreign, another version). Never throws. */
 export async function loadTail(cacheDir: string, key: string): Promise<TailState | null> {
   try {
-    return parseTail(await readFile(tailFile(cacheDir, key), 'utf8'));
+    return parseTail(await readFile(tailFile(cacheDir, key)));
   } catch {
     return null;
   }
 }
 
-/** Writes a state (temporary file renamed into place); write errors only cost the continuation. */
+/**
+ * Writes a state (serializeTail; a temporary file renamed into place), synchronously: a few
+ * hundred KB to a few MB into the page cache, no thread-pool round trips for the main thread to
+ * wait on. Write errors only cost the continuation.
+ */
 export async function saveTail(cacheDir: string, key: string, state: TailState): Promise<void> {
   const file = tailFile(cacheDir, key);
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(join(file, '..'), { recursive: true });
-    await writeFile(tmp, JSON.stringify(state));
-    await rename(tmp, file);
+    const fd = openSync(tmp, 'w');
+    try {
+      writeAll(fd, serializeTail(state));
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
   } catch {
-    await unlink(tmp).catch(() => {});
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not written
+    }
+  }
+}
+
+/** Writes every byte of `parts` to `fd`, in order. */
+function writeAll(fd: number, parts: Buffer[]): void {
+  for (const p of parts) {
+    let at = 0;
+    while (at < p.length) at += writeSync(fd, p, at, p.length - at);
   }
 }
 
@@ -310,7 +366,8 @@ function bodyOf(pi: PiTailState | null, judge: SessionJudge, calibration: Calibr
   const state = judge.exportState((n) => writer.ref(n));
   // Every chain tail the states point at (the judge's live entries, the encoder's states and their last messages).
   const check = writer.tails;
-  return { format: TAIL_FORMAT, version: TAIL_VERSION, pi, judge: state, calibration: calibration.exportState(), report, nodes: writer.nodes, check, carriers };
+  const { nodes, blob } = writer.table();
+  return { format: TAIL_FORMAT, version: TAIL_VERSION, pi, judge: state, calibration: calibration.exportState(), report, nodes, blob, check, carriers };
 }
 
 /**
@@ -551,7 +608,7 @@ async function continueCore(ref: SessionRef, state: TailState, now: Identity, op
   if (!(await grownFrom(ref.path, old, now))) return miss('not grown from the saved bytes (rewritten, truncated, replaced)');
   let nodes: BlockNode[];
   try {
-    nodes = readChains(state.nodes);
+    nodes = readChains(state);
     for (const [i, hex] of state.check) if (nodeAt(nodes, i)?.hashHex !== hex) return miss('a saved chain does not hash as saved');
   } catch (e) {
     return miss(e instanceof Error ? e.message : String(e));

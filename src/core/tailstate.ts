@@ -5,17 +5,21 @@
  * writes and validates them.
  *
  * A chain is stored as its blocks, parent first: `{p, b}` with `p` the index of the previous node
- * (-1 for a first node) and `b` the block's fields and canonical text (or, for a block that has
- * only bytes, such as an opaque head, the bytes in base64). Rebuilding a node hashes its block
- * again from the previous node's digest (chain.ts: H_k = sha256(H_{k-1} ‖ len ‖ bytes)), so no
- * hash state is stored; the digest of every saved tail is stored too and compared after the
- * rebuild (ChainWriter.tails: every node a state points at, the judge's and the encoder's; a
- * state whose blocks do not give the same hashes is refused).
+ * (-1 for a first node) and `b` the block's fields; the blocks' bytes are not in these objects but
+ * one after another in the table's `blob` (node order, `b.n` bytes each), so a state is written
+ * and read without its texts being decoded, escaped into JSON, unescaped and encoded again (the
+ * texts are most of a state: 1.19 of 1.41 MB for the largest bench corpus session). A block whose
+ * text is not well-formed UTF-16 (a lone surrogate: its UTF-8 would not decode back to it) keeps
+ * its `text` in `b` instead. Rebuilding a node hashes its block again from the previous node's
+ * digest (chain.ts: H_k = sha256(H_{k-1} ‖ len ‖ bytes)), so no hash state is stored; the digest
+ * of every saved tail is stored too and compared after the rebuild (ChainWriter.tails: every node
+ * a state points at, the judge's and the encoder's; a state whose blocks do not give the same
+ * hashes is refused).
  */
-import { BlockNode } from './chain.js';
+import { BLOCK_PARTS, BlockNode, type BlockPart } from './chain.js';
 import type { Block, CacheBreakpoint } from './model.js';
 
-/** One block of a stored chain. */
+/** One block of a stored chain (its bytes are in the table's blob, see the module comment). */
 export interface StoredBlock {
   segment: Block['segment'];
   item: number;
@@ -24,10 +28,12 @@ export interface StoredBlock {
   role?: string;
   origin?: string;
   breakpoint?: CacheBreakpoint;
-  /** Canonical text (UTF-8 of it = the block's bytes); absent when `bytes64` is given. */
+  /** Byte length of the block's bytes in the blob; absent when `text` is given. */
+  n?: number;
+  /** The block has bytes and no text (e.g. an opaque head). */
+  raw?: true;
+  /** Canonical text, only when it is not well-formed (then nothing of it is in the blob). */
   text?: string;
-  /** The block's bytes, base64, for a block without text. */
-  bytes64?: string;
 }
 
 /** One node of a stored chain table. */
@@ -37,9 +43,18 @@ export interface StoredNode {
   b: StoredBlock;
 }
 
+/** A chain table: its nodes, and their blocks' bytes one after another (`b.n` each, in node order). */
+export interface ChainTable {
+  nodes: StoredNode[];
+  blob: Uint8Array;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
 /**
- * A block rebuilt from its stored form: plain fields, `bytes` derived from `text` on each access
- * (a copy, as the reconstructed blocks give).
+ * A block rebuilt from its stored form: plain fields and its bytes (a view into the loaded
+ * state); `text` is decoded from them on each access and `bytes` is a copy, as the reconstructed
+ * blocks give; the chain node hashes the bytes as they are (BLOCK_PARTS).
  */
 class RestoredBlock implements Block {
   segment!: Block['segment'];
@@ -49,10 +64,11 @@ class RestoredBlock implements Block {
   role?: string;
   origin?: string;
   breakpoint?: CacheBreakpoint;
-  readonly text?: string;
-  private readonly raw?: Uint8Array;
+  private readonly own: string | undefined;
+  private readonly raw: Uint8Array;
+  private readonly textless: boolean;
 
-  constructor(b: StoredBlock) {
+  constructor(b: StoredBlock, raw: Uint8Array) {
     this.segment = b.segment;
     this.item = b.item;
     this.path = b.path;
@@ -60,18 +76,30 @@ class RestoredBlock implements Block {
     if (b.role !== undefined) this.role = b.role;
     if (b.origin !== undefined) this.origin = b.origin;
     if (b.breakpoint !== undefined) this.breakpoint = { ttlSeconds: b.breakpoint.ttlSeconds };
-    if (b.text !== undefined) this.text = b.text;
-    else this.raw = Buffer.from(b.bytes64 ?? '', 'base64');
+    this.own = b.text;
+    this.raw = raw;
+    this.textless = b.raw === true;
+  }
+
+  get text(): string | undefined {
+    if (this.own !== undefined) return this.own;
+    return this.textless ? undefined : utf8.decode(this.raw);
   }
 
   get bytes(): Uint8Array {
-    return this.text !== undefined ? Buffer.from(this.text, 'utf8') : Buffer.from(this.raw!);
+    return this.own !== undefined ? Buffer.from(this.own, 'utf8') : Buffer.from(this.raw);
+  }
+
+  [BLOCK_PARTS](): readonly BlockPart[] {
+    return [this.own ?? this.raw];
   }
 }
 
 /** Builds a chain table from nodes: `ref` gives each node's index, adding it (and its ancestors) once. */
 export class ChainWriter {
-  readonly nodes: StoredNode[] = [];
+  private readonly nodes: StoredNode[] = [];
+  /** The chain node each table entry was made from (its block's bytes go into the blob). */
+  private readonly of: BlockNode[] = [];
   private readonly index = new Map<BlockNode, number>();
   /** Nodes of equal hash and block fields share one entry (e.g. the head of every chain). */
   private readonly byContent = new Map<string, number>();
@@ -94,6 +122,45 @@ export class ChainWriter {
     return i;
   }
 
+  /**
+   * The table of every node `ref` added: the nodes' fields and their blocks' bytes in one blob
+   * (each block's parts written straight into it: long blocks are mostly bytes already, kept from
+   * the transcript or compacted, so nothing is decoded).
+   * @throws Error when a block's bytes are not as long as its chain node says (a bug)
+   */
+  table(): ChainTable {
+    const found: Array<{ parts: readonly BlockPart[]; raw: boolean } | string> = [];
+    let total = 0;
+    for (let i = 0; i < this.of.length; i++) {
+      const f = bytesOf(this.of[i].block);
+      found.push(f);
+      if (typeof f !== 'string') total += this.of[i].size;
+    }
+    const blob = Buffer.allocUnsafe(total);
+    let at = 0;
+    const nodes: StoredNode[] = [];
+    for (let i = 0; i < this.of.length; i++) {
+      const f = found[i];
+      const b: StoredBlock = { ...this.nodes[i].b };
+      if (typeof f === 'string') b.text = f;
+      else {
+        const start = at;
+        for (const p of f.parts) {
+          if (typeof p === 'string') at += blob.write(p, at, 'utf8');
+          else {
+            blob.set(p, at);
+            at += p.length;
+          }
+        }
+        if (at - start !== this.of[i].size) throw new Error(`chain node ${i}: ${at - start} bytes, its node says ${this.of[i].size}`);
+        b.n = at - start;
+        if (f.raw) b.raw = true;
+      }
+      nodes.push({ p: this.nodes[i].p, b });
+    }
+    return { nodes, blob };
+  }
+
   private add(n: BlockNode): number {
     const known = this.index.get(n);
     if (known !== undefined) return known;
@@ -109,6 +176,7 @@ export class ChainWriter {
       if (at === undefined) {
         at = this.nodes.length;
         this.nodes.push({ p, b });
+        this.of.push(x);
         this.byContent.set(key, at);
       }
       this.index.set(x, at);
@@ -117,29 +185,54 @@ export class ChainWriter {
   }
 }
 
+/** A block's fields (not its bytes: ChainWriter.table). */
 function storedBlock(block: Block): StoredBlock {
   const out: StoredBlock = { segment: block.segment, item: block.item, path: block.path };
   if (block.startPath !== undefined) out.startPath = block.startPath;
   if (block.role !== undefined) out.role = block.role;
   if (block.origin !== undefined) out.origin = block.origin;
   if (block.breakpoint) out.breakpoint = { ttlSeconds: block.breakpoint.ttlSeconds };
-  const text = block.text;
-  if (text !== undefined) out.text = text;
-  else out.bytes64 = Buffer.from(block.bytes).toString('base64');
   return out;
 }
 
 /**
- * Rebuilds a chain table's nodes (each hashed again from its parent's digest).
- * @throws Error when a node names a parent that is not before it
+ * A block's bytes as parts (chain.ts BLOCK_PARTS, else its text, else its bytes), or its text
+ * when that is not well-formed (kept in the stored block: its UTF-8 would not decode back to it).
  */
-export function readChains(nodes: readonly StoredNode[]): BlockNode[] {
+function bytesOf(block: Block): { parts: readonly BlockPart[]; raw: boolean } | string {
+  const parts = (block as Block & { [BLOCK_PARTS]?: () => readonly BlockPart[] | undefined })[BLOCK_PARTS]?.();
+  if (parts) {
+    for (const p of parts) if (typeof p === 'string' && !p.isWellFormed()) return block.text!;
+    return { parts, raw: false };
+  }
+  const text = block.text;
+  if (text !== undefined) return text.isWellFormed() ? { parts: [text], raw: false } : text;
+  return { parts: [block.bytes], raw: true };
+}
+
+/**
+ * Rebuilds a chain table's nodes (each hashed again from its parent's digest); the blocks keep
+ * views into `blob`.
+ * @throws Error when a node names a parent that is not before it, or the blocks' lengths do not
+ *   add up to the blob's
+ */
+export function readChains(table: ChainTable): BlockNode[] {
+  const { nodes, blob } = table;
   const out: BlockNode[] = [];
+  let at = 0;
   for (let i = 0; i < nodes.length; i++) {
     const { p, b } = nodes[i];
     if (!Number.isInteger(p) || p < -1 || p >= i) throw new Error(`chain node ${i}: parent ${p} is not an earlier node`);
-    out.push(new BlockNode(p < 0 ? null : out[p], new RestoredBlock(b)));
+    let raw: Uint8Array = blob.subarray(0, 0);
+    if (b.text === undefined) {
+      const n = b.n;
+      if (n === undefined || !Number.isSafeInteger(n) || n < 0 || at + n > blob.length) throw new Error(`chain node ${i}: its bytes are not in the table`);
+      raw = blob.subarray(at, at + n);
+      at += n;
+    } else if (b.n !== undefined || b.raw) throw new Error(`chain node ${i}: both a text and bytes`);
+    out.push(new BlockNode(p < 0 ? null : out[p], new RestoredBlock(b, raw)));
   }
+  if (at !== blob.length) throw new Error(`chain table: ${blob.length - at} bytes left over`);
   return out;
 }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { analyzeSession } from '../../../src/core/analyze.js';
 import { identityWithRules, rulesHash, type Identity } from '../../../src/cache/identity.js';
 import * as tail from '../../../src/cache/tail.js';
-import { analyzePiWithState, continuePi, continueReport, lastMiss, parseTail, TAIL_FORMAT, type TailBody, type TailState } from '../../../src/cache/tail.js';
+import { analyzePiWithState, continuePi, continueReport, lastMiss, parseTail, serializeTail, TAIL_FORMAT, type TailBody, type TailState } from '../../../src/cache/tail.js';
 import { defaultRules } from '../../../src/core/rules.js';
 import { piRef } from '../../../src/hosts/pi/discover.js';
 import { openRef, type SessionRef } from '../../../src/hosts/registry.js';
@@ -46,6 +46,20 @@ async function idOf(ref: SessionRef): Promise<Identity> {
 
 const bytesOf = (chunks: Uint8Array[]) => Buffer.concat(chunks.map((c) => Buffer.from(c)));
 
+/** A state's file bytes (what saveTail writes). */
+const fileOf = (state: TailState) => Buffer.concat(serializeTail(state));
+
+/** The state with node `i`'s bytes replaced by `f(bytes)` (its length in the table follows). */
+function withNodeBytes(state: TailState, i: number, f: (b: Buffer) => Buffer): TailState {
+  let at = 0;
+  for (let k = 0; k < i; k++) at += state.nodes[k].b.n ?? 0;
+  const n = state.nodes[i].b.n!;
+  const blob = Buffer.from(state.blob.buffer, state.blob.byteOffset, state.blob.byteLength);
+  const mid = f(Buffer.from(blob.subarray(at, at + n)));
+  const nodes = state.nodes.map((x, k) => (k === i ? { p: x.p, b: { ...x.b, n: mid.length } } : x));
+  return { ...state, nodes, blob: Buffer.concat([blob.subarray(0, at), mid, blob.subarray(at + n)]) };
+}
+
 /** The `--json` block of a full analysis (openRef, analyzeSession with `limit`, the report), as the CLI renders it. */
 async function fullBlock(file: string, limit?: number): Promise<Buffer> {
   const ref = await refOf(file);
@@ -61,13 +75,14 @@ async function firstRun(file: string, limit?: number): Promise<Saved> {
   const r = await analyzePiWithState(ref, { calibrationLimit: limit });
   assert.ok(r, `${file}: read as a full read does`);
   const block = bytesOf((await renderSession(r.reports[0], jsonText)).chunks);
-  return { block, state: r.state ? JSON.stringify({ ...r.state, identity: id } satisfies TailState) : null, report: JSON.stringify(r.reports[0]) };
+  return { block, state: r.state ? fileOf({ ...r.state, identity: id } satisfies TailState) : null, report: JSON.stringify(r.reports[0]) };
 }
 
 /** What a run leaves for the next: its `--json` block, its state (serialized) and its report entry (as the result cache stores it). */
 interface Saved {
   block: Buffer;
-  state: string | null;
+  /** The state's file bytes (serializeTail). */
+  state: Buffer | null;
   report: string;
 }
 
@@ -96,7 +111,7 @@ async function laterRun(file: string, saved: Saved, limit?: number, objects = fa
     assert.ok(bytesOf((await renderSession(o.report, jsonText)).chunks).equals(bytesOf(c.chunks)), 'objects path = bytes path');
     report = JSON.stringify(o.report);
   }
-  return { block: bytesOf(c.chunks), state: body ? JSON.stringify({ ...body, identity: now }) : null, appended: c.appended, report, tree };
+  return { block: bytesOf(c.chunks), state: body ? fileOf({ ...body, identity: now }) : null, appended: c.appended, report, tree };
 }
 
 /** Why later runs fell back, with counts (printed when a test asks for a share of continued runs). */
@@ -266,29 +281,36 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     // Corrupt and foreign states do not parse.
     saved = await reset();
     assert.ok(saved.state);
-    assert.equal(parseTail(saved.state.slice(0, -10)), null, 'cut short');
-    assert.equal(parseTail('{"format":"x"}'), null, 'foreign');
-    assert.equal(parseTail(saved.state.replace(`"version":${tail.TAIL_VERSION}`, '"version":99')), null, 'another format version');
-    const obj = JSON.parse(saved.state) as TailState;
+    assert.equal(parseTail(saved.state.subarray(0, -10)), null, 'cut short');
+    assert.equal(parseTail(saved.state.subarray(1)), null, 'a byte of the blob missing');
+    assert.equal(parseTail(Buffer.from('{"format":"x"}')), null, 'foreign');
+    assert.equal(parseTail(Buffer.from(saved.state.toString('latin1').replace(`"version":${tail.TAIL_VERSION}`, '"version":99'), 'latin1')), null, 'another format version');
+    const obj = parseTail(saved.state)!;
     assert.equal(obj.format, TAIL_FORMAT);
+    assert.equal(parseTail(Buffer.from(JSON.stringify({ ...obj, blob: undefined }))), null, 'the earlier layout (all JSON)');
     // A chain block changed: its hash no longer matches the saved check.
-    const changed = structuredClone(obj);
-    const msg = changed.nodes.find((n) => n.b.text !== undefined)!;
-    msg.b.text = `${msg.b.text!} `;
+    const msg = obj.nodes.findIndex((n) => n.b.segment === 'messages' && (n.b.n ?? 0) > 0);
+    const changed = withNodeBytes(obj, msg, (b) => Buffer.concat([b, Buffer.from(' ')]));
+    assert.ok(parseTail(fileOf(changed)), 'parses (the lengths add up)');
     appendFileSync(file, text.subarray(at, ends[ends.length - 5]));
-    assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(changed) }, 4), null, 'chain does not hash as saved');
+    assert.equal(await laterRun(file, { ...saved, state: fileOf(changed) }, 4), null, 'chain does not hash as saved');
     assert.equal(lastMiss, 'a saved chain does not hash as saved', 'chain does not hash as saved');
     // A block only the encoder's state points at (the last entry's message, after every request's chain): checked too.
-    const encoderOnly = structuredClone(obj);
-    const enc = encoderOnly.nodes[encoderOnly.pi.encoder[0].node];
-    assert.ok(enc.b.text !== undefined && !obj.judge.lineages.some((l) => l.recent.some((e) => e.tail === encoderOnly.pi.encoder[0].node)), 'a node of the encoder alone');
-    enc.b.text = `${enc.b.text!} `;
-    assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(encoderOnly) }, 4), null, 'encoder chain does not hash as saved');
+    const encNode = obj.pi.encoder[0].node;
+    assert.ok((obj.nodes[encNode].b.n ?? 0) > 0 && !obj.judge.lineages.some((l) => l.recent.some((e) => e.tail === encNode)), 'a node of the encoder alone');
+    const encoderOnly = withNodeBytes(obj, encNode, (b) => Buffer.concat([b, Buffer.from(' ')]));
+    assert.equal(await laterRun(file, { ...saved, state: fileOf(encoderOnly) }, 4), null, 'encoder chain does not hash as saved');
     assert.equal(lastMiss, 'a saved chain does not hash as saved', 'encoder chain does not hash as saved');
+    // The same length, one byte changed.
+    const flipped = withNodeBytes(obj, msg, (b) => {
+      b[b.length - 1] ^= 0x01;
+      return b;
+    });
+    assert.equal(await laterRun(file, { ...saved, state: fileOf(flipped) }, 4), null, 'a byte changed');
+    assert.equal(lastMiss, 'a saved chain does not hash as saved', 'a byte changed');
     // Another build (the analysis code's identity differs).
-    const other = structuredClone(obj);
-    other.identity = { ...other.identity, code: 'another-build' };
-    assert.equal(await laterRun(file, { ...saved, state: JSON.stringify(other) }, 4), null, 'another build');
+    const other = { ...obj, identity: { ...obj.identity, code: 'another-build' } };
+    assert.equal(await laterRun(file, { ...saved, state: fileOf(other) }, 4), null, 'another build');
     assert.equal(lastMiss, 'another build, rules, ref or captured bodies', 'another build');
     // The control again, from the untouched state.
     assert.ok(await laterRun(file, saved, 4));

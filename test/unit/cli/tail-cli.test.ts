@@ -61,7 +61,7 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     // Bounded: the written breakpoint entries kept are those still in the cache lifetime's reach
     // (core/analyze.ts gone), not one per Anthropic request of the session.
     const bigFirst = states()
-      .map((f) => tail.parseTail(readFileSync(join(dir, 'xdg', 'prefix-lens', 'v2', f), 'utf8'))!)
+      .map((f) => tail.parseTail(readFileSync(join(dir, 'xdg', 'prefix-lens', 'v2', f)))!)
       .find((s) => s.identity.key.endsWith('big.jsonl'))!;
     assert.deepEqual(bigFirst.judge.lineages.map((l) => [l.key, l.written.length]), [
       ['anthropic|claude-sonnet-4-5|', 26],
@@ -87,7 +87,7 @@ describe('persisted tail through the CLI (analyze --json on a grown Pi session)'
     const after = await run(input);
     assert.equal(tail.continuedRuns, n1, 'not continued from a corrupt state');
     assert.equal(after.text, (await run('--no-cache', input)).text);
-    assert.ok(tail.parseTail(readFileSync(file, 'utf8')), 'rewritten');
+    assert.ok(tail.parseTail(readFileSync(file)), 'rewritten');
     // And continued again from the rewritten one.
     appendFileSync(big, oneMoreRequest(big, 21));
     const again = await run(input);
