@@ -18,14 +18,13 @@
  * Node builtins only (no parser): the CLI's warm entry (src/cli/warm.ts) copies entries with it
  * without loading the analysis bundle.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionRef } from '../hosts/registry.js';
 import { entryFile, identityWithRules, sameIdentity, type Identity } from './identity.js';
+import { LEN_FIELD, trailerAt, trailerBytes, writeAllSync } from './trailer.js';
 
-/** Width of the trailer-length field (decimal digits). */
-const LEN_DIGITS = 16;
 /** Bytes read per chunk when copying a block. */
 const CHUNK = 1024 * 1024;
 /** Bytes read per chunk when a block is copied as bytes (no line split: fewer, larger reads). */
@@ -81,14 +80,12 @@ export function cachedOutputAt(file: string, id: Identity): CachedOutput | null 
     const fd = openSync(file, 'r');
     try {
       const { size } = fstatSync(fd);
-      if (size < LEN_DIGITS + 2) return null;
-      const lenBuf = Buffer.alloc(LEN_DIGITS + 1);
+      if (size < LEN_FIELD) return null;
+      const lenBuf = Buffer.alloc(LEN_FIELD);
       readSync(fd, lenBuf, 0, lenBuf.length, size - lenBuf.length);
-      const lenText = lenBuf.toString('latin1');
-      if (!/^\d{16}\n$/.test(lenText)) return null;
-      const len = Number(lenText.slice(0, LEN_DIGITS));
-      const start = size - lenBuf.length - len;
-      if (len < 2 || start < 0) return null;
+      const at = trailerAt(lenBuf, size);
+      if (!at) return null;
+      const { start, len } = at;
       const trailerBuf = Buffer.alloc(len);
       readSync(fd, trailerBuf, 0, len, start);
       const trailer = JSON.parse(trailerBuf.toString('utf8')) as { blocks?: unknown };
@@ -237,8 +234,7 @@ export class OutputEntryWriter {
   private put(data: Uint8Array): void {
     if (this.failed) return;
     try {
-      let at = 0;
-      while (at < data.length) at += writeSync(this.fd, data, at, data.length - at);
+      writeAllSync(this.fd, data);
     } catch {
       this.failed = true;
     }
@@ -277,9 +273,7 @@ export class OutputEntryWriter {
 
   /** Renames the entry into place when every write worked and the ref is unchanged; else removes it. */
   async commit(): Promise<void> {
-    const trailer = `${JSON.stringify({ ...this.id, blocks: this.blocks })}\n`;
-    const len = Buffer.byteLength(trailer, 'utf8');
-    this.put(Buffer.from(`${trailer}${String(len).padStart(LEN_DIGITS, '0')}\n`, 'utf8'));
+    this.put(trailerBytes(JSON.stringify({ ...this.id, blocks: this.blocks })));
     this.close();
     try {
       const after = await identityWithRules(this.ref, this.id.rules);

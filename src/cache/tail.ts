@@ -34,10 +34,11 @@
  * The result cache continues the same way (continueReport): the earlier requests' report entries
  * come from the result entry saved with the state (results.ts analyzeRefCached).
  */
-import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { open, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { LEN_FIELD, trailerAt, trailerBytes, writeAllSync } from './trailer.js';
 import {
   Calibration,
   judgeSession,
@@ -226,20 +227,16 @@ const TailSchema = z.object({
   carriers: z.array(z.tuple([int, int])),
 });
 
-/** Width of the JSON-length field at the end of a state file (decimal digits), as in an output entry. */
-const LEN_DIGITS = 16;
-
 /**
- * A state as the bytes of its file: `<blob><JSON of the rest>\n<JSON length: 16 decimal digits>\n`.
- * The chain blocks' bytes (most of a state) are written as they are, not as JSON strings: no
- * text to decode, escape and encode when saving, nor to unescape and encode when loading (the
- * JSON holds the other fields; its `nodes` say how many of the blob's bytes each block has).
+ * A state as the bytes of its file: the chain blocks' bytes, then the rest as the trailer
+ * (trailer.ts: `<blob><JSON of the rest>\n<JSON length>\n`, as an output entry). The blocks' bytes
+ * (most of a state) are written as they are, not as JSON strings: no text to decode, escape and
+ * encode when saving, nor to unescape and encode when loading (the JSON holds the other fields;
+ * its `nodes` say how many of the blob's bytes each block has).
  */
 export function serializeTail(state: TailState): Buffer[] {
   const { blob, ...rest } = state;
-  const json = `${JSON.stringify(rest)}\n`;
-  const len = Buffer.byteLength(json, 'utf8');
-  return [Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), Buffer.from(`${json}${String(len).padStart(LEN_DIGITS, '0')}\n`, 'utf8')];
+  return [Buffer.from(blob.buffer, blob.byteOffset, blob.byteLength), trailerBytes(JSON.stringify(rest))];
 }
 
 /**
@@ -249,12 +246,9 @@ export function serializeTail(state: TailState): Buffer[] {
  */
 export function parseTail(data: Uint8Array): TailState | null {
   const buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  if (buf.length < LEN_DIGITS + 2) return null;
-  const lenText = buf.toString('latin1', buf.length - LEN_DIGITS - 1);
-  if (!/^\d{16}\n$/.test(lenText)) return null;
-  const len = Number(lenText.slice(0, LEN_DIGITS));
-  const start = buf.length - LEN_DIGITS - 1 - len;
-  if (len < 2 || start < 0 || buf[buf.length - LEN_DIGITS - 2] !== 0x0a) return null;
+  const at = buf.length >= LEN_FIELD ? trailerAt(buf.subarray(buf.length - LEN_FIELD), buf.length) : null;
+  if (!at || buf[at.start + at.len - 1] !== 0x0a) return null;
+  const { start, len } = at;
   let raw: unknown;
   try {
     raw = JSON.parse(buf.toString('utf8', start, start + len));
@@ -291,7 +285,7 @@ export async function saveTail(cacheDir: string, key: string, state: TailState):
     mkdirSync(join(file, '..'), { recursive: true });
     const fd = openSync(tmp, 'w');
     try {
-      writeAll(fd, serializeTail(state));
+      for (const part of serializeTail(state)) writeAllSync(fd, part);
     } finally {
       closeSync(fd);
     }
@@ -305,13 +299,6 @@ export async function saveTail(cacheDir: string, key: string, state: TailState):
   }
 }
 
-/** Writes every byte of `parts` to `fd`, in order. */
-function writeAll(fd: number, parts: Buffer[]): void {
-  for (const p of parts) {
-    let at = 0;
-    while (at < p.length) at += writeSync(fd, p, at, p.length - at);
-  }
-}
 
 /** Removes a ref's state (a run that could not continue from it and saved none). */
 export async function dropTail(cacheDir: string, key: string): Promise<void> {

@@ -31,11 +31,12 @@
  * appends each ref's sample as it is taken (memory: one sample, not the run's: a folder of 2,000
  * sessions holds 256 MB of samples); the warm entry reads them per ref into one reused buffer.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { cachedOutputAt, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, outputFile, SESSION_END, type CachedOutput } from '../cache/output.js';
 import { CACHE_VERSION, CHECK_BYTES, code, identityBySample, identityWithSample, type RefIdentityFields } from '../cache/identity.js';
 import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from '../hosts/files.js';
+import { LEN_FIELD, trailerAt, trailerBytes, writeAllSync } from '../cache/trailer.js';
 
 const FORMAT = 'prefix-lens-run-manifest';
 /** Version of the manifest layout (1: stamps hashed, JSON only). */
@@ -170,9 +171,7 @@ export async function writeManifest(cacheDir: string, m: { rules: string; paths:
   try {
     mkdirSync(join(file, '..'), { recursive: true });
     fd = openSync(tmp, 'w');
-    const writeAll = (b: Uint8Array) => {
-      for (let at = 0; at < b.length; ) at += writeSync(fd!, b, at, b.length - at);
-    };
+    const writeAll = (b: Uint8Array) => writeAllSync(fd!, b);
     const refs: ManifestRef[] = [];
     for (const r of m.refs) {
       const s = await identityWithSample(r, m.rules);
@@ -184,9 +183,7 @@ export async function writeManifest(cacheDir: string, m: { rules: string; paths:
       writeAll(s.tail);
     }
     const manifest: RunManifest = { format: FORMAT, version: VERSION, code: code(), rules: m.rules, paths: m.paths, trees: m.trees, refs };
-    const json = Buffer.from(`${JSON.stringify(manifest)}\n`);
-    writeAll(json);
-    writeAll(Buffer.from(`${String(json.length).padStart(LEN_DIGITS, '0')}\n`));
+    writeAll(trailerBytes(JSON.stringify(manifest)));
     closeSync(fd);
     fd = null;
     renameSync(tmp, file);
@@ -204,8 +201,6 @@ export async function writeManifest(cacheDir: string, m: { rules: string; paths:
 
 /** An output entry's file name (output.ts outputFile): nothing that could name another folder. */
 const OUT_NAME = /^[0-9a-f]{40}\.out$/;
-/** Width of the manifest's JSON-length field (decimal digits). */
-const LEN_DIGITS = 16;
 
 /** A manifest read by readManifest: its JSON, and where each ref's sample bytes are in the open file. */
 interface OpenManifest {
@@ -231,13 +226,12 @@ function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
   let samplesEnd: number;
   try {
     const size = fstatSync(fd).size;
-    const lenBuf = Buffer.allocUnsafe(LEN_DIGITS + 1);
+    const lenBuf = Buffer.allocUnsafe(LEN_FIELD);
     if (size < lenBuf.length || readSync(fd, lenBuf, 0, lenBuf.length, size - lenBuf.length) !== lenBuf.length) throw new Error('cut');
-    const lenText = lenBuf.toString('latin1');
-    if (!/^\d{16}\n$/.test(lenText)) throw new Error('not a manifest');
-    const len = Number(lenText.slice(0, LEN_DIGITS));
-    samplesEnd = size - lenBuf.length - len;
-    if (len < 2 || samplesEnd < 0) throw new Error('cut');
+    const at = trailerAt(lenBuf, size);
+    if (!at) throw new Error('not a manifest');
+    const { len } = at;
+    samplesEnd = at.start;
     const json = Buffer.allocUnsafe(len);
     if (readSync(fd, json, 0, len, samplesEnd) !== len || json[len - 1] !== 0x0a) throw new Error('cut');
     m = JSON.parse(json.toString('utf8', 0, len - 1)) as Partial<RunManifest>;
