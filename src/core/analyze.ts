@@ -141,12 +141,7 @@ interface HeadMemo {
  * API (SessionJudge.push and Calibration.add meet the same ones request after request): the
  * lineage key, and what depends only on it and the token model.
  */
-interface KeyMemo {
-  provider: string;
-  model: string;
-  cacheKey: string | undefined;
-  kind: LlmRequest['kind'];
-  api: string;
+interface KeyMemo extends RequestKeys {
   /** lineageKey of the requests. */
   key: string;
   /** calibrationKey of the requests. */
@@ -157,8 +152,11 @@ interface KeyMemo {
   family: ProviderFamily | null;
 }
 
+/** What the per-request keys are made of (lineageKey, calibrationKey, familyFor). */
+type RequestKeys = Pick<LlmRequest, 'provider' | 'model' | 'cacheKey' | 'kind' | 'api'>;
+
 /** True when `m` was made for a request with `req`'s provider, model, cache key, kind and API. */
-function sameKeys(m: KeyMemo | null, req: LlmRequest): m is KeyMemo {
+function sameKeys<M extends RequestKeys>(m: M | null, req: LlmRequest): m is M {
   return m !== null && m.provider === req.provider && m.model === req.model && m.cacheKey === req.cacheKey && m.kind === req.kind && m.api === req.api;
 }
 
@@ -229,12 +227,6 @@ function aliveAt(lin: Lineage, e: Entry, now: number | null): boolean {
   const w = e.written !== undefined ? lin.written.get(e.written) : undefined;
   if (w) return w.expires === null || w.expires >= now;
   return e.lastUse === null || now - e.lastUse <= e.ttlMs;
-}
-
-/** `Array.prototype.slice(0, end)`'s length for an array of `length` (ToIntegerOrInfinity, negative from the end). */
-function sliceEnd(length: number, end: number): number {
-  const e = Math.trunc(end) || 0;
-  return e < 0 ? Math.max(length + e, 0) : Math.min(e, length);
 }
 
 /**
@@ -331,7 +323,7 @@ export class SessionJudge {
   private keyMemo(req: LlmRequest): KeyMemo {
     const model = this.model;
     const key = lineageKey(req);
-    const calibration = `${req.kind}|${key}`;
+    const calibration = calibrationKey(req);
     const base = ownGet(model.base, calibration) ?? 0;
     const perByte = model.perByte;
     const tokensAt: TokensAt = (n, extraBytes = 0) => {
@@ -1009,7 +1001,7 @@ function expectedRead(
   const f = lin.family;
   if (f.breakpoints.explicit) {
     let best = 0;
-    const count = sliceEnd(marks.length, f.breakpoints.max);
+    const count = Math.min(marks.length, f.breakpoints.max);
     for (let k = 0; k < count; k++) {
       const b = marks[k];
       // Walk up from the breakpoint (prev links: no lookup per position).
@@ -1161,7 +1153,7 @@ function record(
       const w = lin.written.get(key)!;
       if (now !== null) w.expires = now + w.ttlMs;
     }
-    const count = sliceEnd(marks.length, lin.family.breakpoints.max);
+    const count = Math.min(marks.length, lin.family.breakpoints.max);
     for (let k = 0; k < count; k++) {
       const m = marks[k];
       const tokens = cachedThrough(entry, m, tokensAt);
@@ -1236,7 +1228,7 @@ export class Calibration {
   private readonly lineages = new Map<string, { last: [number, number]; pts: Array<[number, number]> }>();
 
   /** calibrationKey of the last request added, with the fields it is made of (consecutive requests share it). */
-  private last: { provider: string; model: string; cacheKey: string | undefined; kind: LlmRequest['kind']; key: string } | null = null;
+  private last: (RequestKeys & { key: string }) | null = null;
 
   constructor(private readonly limit: number = CALIBRATION_LIMIT) {}
 
@@ -1248,10 +1240,7 @@ export class Calibration {
     if (!r.usage || !r.tail || r.error) return false;
     const y = promptOf(r.usage);
     if (y <= 0) return false;
-    let last = this.last;
-    if (!last || last.provider !== r.provider || last.model !== r.model || last.cacheKey !== r.cacheKey || last.kind !== r.kind) {
-      last = this.last = { provider: r.provider, model: r.model, cacheKey: r.cacheKey, kind: r.kind, key: calibrationKey(r) };
-    }
+    const last = sameKeys(this.last, r) ? this.last : (this.last = { provider: r.provider, model: r.model, cacheKey: r.cacheKey, kind: r.kind, api: r.api, key: calibrationKey(r) });
     const key = last.key;
     const p: [number, number] = [r.tail.bytesThrough, y];
     const lin = this.lineages.get(key);

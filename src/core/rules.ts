@@ -19,7 +19,7 @@ const FamilySchema = z.object({
   renderOrder: z
     .array(z.enum(['tools', 'system', 'messages']))
     .refine((o) => o.length === 3 && new Set(o).size === 3 && o[2] === 'messages', 'renderOrder lists tools and system once each, then messages'),
-  breakpoints: z.object({ explicit: z.boolean(), max: z.number(), lookbackBlocks: z.number() }),
+  breakpoints: z.object({ explicit: z.boolean(), max: z.number().int().min(0), lookbackBlocks: z.number() }),
   minimumTokens: z.array(z.object({ match: z.string(), tokens: z.number() })),
   stepTokens: z.number(),
   ttlSeconds: z.object({ default: z.number(), extended: z.number() }),
