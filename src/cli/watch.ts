@@ -16,6 +16,7 @@ import { dirname } from 'node:path';
 import type { SessionRef } from '../hosts/registry.js';
 import { LiveAnalysis, type LiveUpdate, type ResetCause } from '../live/session.js';
 import { modelWidthOf, renderRequest, renderSession, safe } from './text.js';
+import { n } from '../report/reason.js';
 
 /** Options of watchSessions. */
 export interface WatchOptions {
@@ -29,7 +30,7 @@ export interface WatchOptions {
 }
 
 /** bytes as "1,234 bytes". */
-const bytes = (n: number | null): string => `${(n ?? 0).toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+const bytes = (count: number | null): string => `${n(count ?? 0)} byte${count === 1 ? '' : 's'}`;
 
 /**
  * The line printed when a watched session was read again: what happened to its file

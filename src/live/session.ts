@@ -276,9 +276,13 @@ export class LiveAnalysis {
         return self.report;
       },
     });
-    const facts = factsOf(this.ref.path);
-    const cause = change === 'reset' ? resetCause(this.facts, facts, this.ref.stamp !== undefined && !this.pi) : null;
-    this.facts = facts;
+    // Stat'ed only when the file changed (an unchanged file has the facts of the last read).
+    let cause: ResetCause | null = null;
+    if (change !== 'unchanged') {
+      const facts = factsOf(this.ref.path);
+      if (change === 'reset') cause = resetCause(this.facts, facts, this.ref.stamp !== undefined && !this.pi);
+      this.facts = facts;
+    }
     if (change === 'unchanged') return result({ change, added: [], revised: [], continued: true, cause });
     const before = this.requestReports;
     const { continued, added } = await this.analyze();
