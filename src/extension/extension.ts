@@ -104,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   // Folders the listing could not read are said above the tree, the details in the log.
   const onListed = sessions.onDidList(() => {
     const n = sessions.discoveryWarnings.length;
-    sessionsTree.message = n ? `${n} folder${n === 1 ? '' : 's'} not read (Output ▸ Prefix Lens says which)` : undefined;
+    sessionsTree.message = n ? `${n} folder${n === 1 ? '' : 's'} not read: see Output ▸ Prefix Lens` : undefined;
   });
   const onFleetVisibility = () => (fleetTree.visible ? fleet.start() : fleet.stop());
   onFleetVisibility();

@@ -37,4 +37,16 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
       if (bar) await wb.page.screenshot({ path: join(screenshotsDir, `walkthrough-sessions-${theme}.png`), clip: { x: bar.x, y: bar.y, width: bar.width, height: 400 } });
     });
   }
+
+  it('says above the tree when a configured session folder cannot be read, and still lists the sessions', async () => {
+    const missing = join(process.env.PREFIX_LENS_TEST_TMP ?? '/tmp', 'no-such-pi-folder');
+    await wb.open('light', { 'prefixLens.sessionFolders.pi': [missing] });
+    await wb.command('Prefix Lens: Focus on Sessions View');
+    const note = wb.page.getByText('1 folder not read: see Output ▸ Prefix Lens');
+    await note.waitFor({ timeout: 60_000 });
+    await wb.page.getByRole('tree', { name: /Sessions/ }).getByRole('treeitem', { name: /pi lab session/ }).waitFor({ timeout: 60_000 });
+    const file = join(screenshotsDir, 'vscode-sidebar-folder-not-read.png');
+    await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: 760, height: 420 } });
+    console.log(`      screenshot ${file}`);
+  });
 });

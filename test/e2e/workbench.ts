@@ -24,8 +24,8 @@ export type ThemeName = keyof typeof THEMES;
 
 export interface Workbench {
   page: Page;
-  /** Reloads the workbench with a color theme and waits until the theme is applied. */
-  open(theme: ThemeName): Promise<void>;
+  /** Reloads the workbench with a color theme (and more user settings) and waits until the theme is applied. */
+  open(theme: ThemeName, settings?: Record<string, unknown>): Promise<void>;
   /**
    * Drags the side bar to `px` pixels wide. Absolute, not relative: the layout is saved in the
    * user data folder and restored on every reload, so widening by a step per theme would add up.
@@ -61,8 +61,8 @@ export async function startWorkbench(): Promise<Workbench> {
   return {
     page,
     extensionsDir: vsix ? server.extensionsDir : undefined,
-    async open(theme) {
-      server.writeSettings({ 'workbench.colorTheme': THEMES[theme].id });
+    async open(theme, settings = {}) {
+      server.writeSettings({ ...settings, 'workbench.colorTheme': THEMES[theme].id });
       await page.goto(url, { timeout: 180_000 });
       await page.waitForSelector('.monaco-workbench .statusbar', { timeout: 90_000 });
       // The theme is applied a few seconds after the status bar appears.

@@ -57,7 +57,7 @@ describe('settings', () => {
     await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', [missing], vscode.ConfigurationTarget.Global);
     await until('the listing after the setting changed', () => a.sessions.lastListing !== listed, 20_000);
     assert.deepEqual(a.sessions.discoveryWarnings, [`folder configured for Pi: ${missing}: no such file or directory`]);
-    assert.equal(a.sessionsTree.message, '1 folder not read (Output ▸ Prefix Lens says which)');
+    assert.equal(a.sessionsTree.message, '1 folder not read: see Output ▸ Prefix Lens');
     assert.equal((await a.sessions.sessions()).length, count);
     const again = a.sessions.lastListing;
     await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', undefined, vscode.ConfigurationTarget.Global);
