@@ -301,7 +301,13 @@ function finish(report: PersonaReport): PersonaReport {
   return report;
 }
 
-/** The `persona-drift` cause detail for a request, when one of its events is a drift (or memory-head). */
-export function personaDriftAt(report: PersonaReport, requestIndex: number): PersonaEvent | undefined {
-  return report.events.find((e) => e.request === requestIndex && (e.kind === 'drift' || e.kind === 'memory-head'));
+/**
+ * The `persona-drift` cause of each request that has one: request index (1-based) → its first
+ * drift (or memory-head) event in event order. One pass over the events (a lookup per request
+ * in the event list was quadratic in the session's length).
+ */
+export function personaDrifts(report: PersonaReport): Map<number, PersonaEvent> {
+  const out = new Map<number, PersonaEvent>();
+  for (const e of report.events) if ((e.kind === 'drift' || e.kind === 'memory-head') && !out.has(e.request)) out.set(e.request, e);
+  return out;
 }

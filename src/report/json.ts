@@ -5,7 +5,7 @@
 import type { RequestAnalysis, SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
 import type { BreakSegment, Evidence, RequestKind, Session, Usage } from '../core/model.js';
-import { judgePersona, personaDriftAt, type PersonaReport } from '../core/persona.js';
+import { judgePersona, personaDrifts, type PersonaReport } from '../core/persona.js';
 import type { SystemChange } from '../core/sections.js';
 import { priceSystemDeltas, type PricedDeltas, type ShapeCost } from '../core/shapes.js';
 import type { DeltaCauseKind, SectionDelta, SystemShape } from '../core/model.js';
@@ -240,8 +240,9 @@ export function sessionReport(a: SessionAnalysis, rules: ProviderRules = default
     const persona = judgePersona(s.persona);
     out.persona = persona;
     // A persona change outside a compaction is the cause of that request's head break.
+    const drifts = personaDrifts(persona);
     for (const r of out.requests) {
-      const e = personaDriftAt(persona, r.index);
+      const e = drifts.get(r.index);
       if (e && !r.causes.some((c) => c.kind === 'persona-drift')) {
         r.causes.push({ kind: 'persona-drift', detail: e.detail, certainty: 'certain' });
         r.reason = verdictReason(r);
