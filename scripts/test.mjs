@@ -49,6 +49,9 @@ try {
   }
 
   const vscodeSuites = ['vscode', 'restricted', 'e2e', 'installed'].filter(want);
+  // `npm test` builds dist/ before this script; a run with --only= did not, and the VS Code suites
+  // load the extension from dist/ (a stale bundle would be tested).
+  if (vscodeSuites.length && only) execFileSync(process.execPath, [join(repo, 'scripts/build.mjs')], { stdio: 'inherit', cwd: repo });
   if (vscodeSuites.length) {
     let envDir;
     try {
