@@ -13,6 +13,7 @@ import type { BlockNode } from '../core/chain.js';
 import { diverge } from '../core/diverge.js';
 import type { Block, LlmRequest, Segment } from '../core/model.js';
 import { safe } from '../sanitize.js';
+import { n } from './reason.js';
 
 /** A position in a RequestDocument (0-based line; character in UTF-16 units, as VS Code counts). */
 export interface TextPosition {
@@ -88,8 +89,6 @@ function split(text: string): string {
 function countLines(text: string): number {
   return text.split(EOL).length - 1;
 }
-
-const n = (x: number) => x.toLocaleString('en-US');
 
 /** The header line of a block: its segment, JSON path, size and where its bytes start in the prefix. */
 function header(block: Block, depth: number, startByte: number, hash: string): string {
