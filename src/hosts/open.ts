@@ -89,7 +89,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
  */
 async function openPi(prefix: string, opts: OpenOptions): Promise<Session[]> {
   const found = await locatePiSessions(opts.env ?? process.env, homedir());
-  const picked = prefix ? found.filter((f) => f.id?.startsWith(prefix)) : found.slice(0, 1);
+  const picked = prefix ? found.filter((f) => f.id.startsWith(prefix)) : found.slice(0, 1);
   if (!picked.length) {
     throw new Error(prefix ? `pi:${prefix}: no Pi session with that id prefix (${found.length} sessions found)` : 'pi: no Pi sessions found');
   }

@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import { nextLinesAre, objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
-import { ROLLOUT_FILE } from './locate.js';
+import { codexIdOfFile, ROLLOUT_FILE } from './locate.js';
 
 const PROMPT_CHARS = 200;
 
@@ -35,7 +35,7 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
     if (!nextLinesAre(lines.head, isCodexLine)) return null;
     meta = {};
   }
-  const id = typeof meta.id === 'string' ? meta.id : basename(file, '.jsonl');
+  const id = typeof meta.id === 'string' ? meta.id : codexIdOfFile(file);
   let prompt: string | null = null;
   for (const l of lines.head) {
     if (!l.includes('"user_message"') && !l.includes('"UserMessage"')) continue;

@@ -11,7 +11,7 @@
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import type { Diagnostic, Session } from '../../core/model.js';
-import { locateCodexRollouts } from './locate.js';
+import { codexIdOfFile, locateCodexRollouts } from './locate.js';
 import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
 import { codexEvents, codexRequests } from './normalize.js';
 import { readCodexFile, type CxRead } from './read.js';
@@ -39,7 +39,7 @@ export async function readCodexSession(file: string, opts: ReadCodexOptions = {}
   const base = await historyBase(read);
   const s: Session = {
     host: 'codex',
-    id: read.meta?.id ?? basename(file, '.jsonl'),
+    id: read.meta?.id ?? codexIdOfFile(file),
     path: file,
     requests: codexRequests(read, base.read),
     diagnostics: [...read.diagnostics, ...base.diagnostics],

@@ -3,7 +3,7 @@
  * `~/.codex`), `sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl` and `archived_sessions/`.
  */
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 export function codexHome(env: NodeJS.ProcessEnv, home: string): string {
   return env.CODEX_HOME || join(home, '.codex');
@@ -11,6 +11,20 @@ export function codexHome(env: NodeJS.ProcessEnv, home: string): string {
 
 /** A rollout file name. */
 export const ROLLOUT_FILE = /^rollout-.*\.jsonl$/;
+
+/** `rollout-<local time>-<conversation id>.jsonl`: the id is the UUID the name ends with. */
+const ROLLOUT_ID = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/**
+ * The conversation id a rollout's file name gives: the UUID after `rollout-<local time>-`, else
+ * the name without `.jsonl` (a file Codex did not name). The one rule for a rollout whose
+ * session_meta is missing or damaged (the reader, discovery, `codex:<id prefix>`).
+ * @param file path or name of the `.jsonl` file
+ */
+export function codexIdOfFile(file: string): string {
+  const stem = basename(file, '.jsonl');
+  return ROLLOUT_ID.exec(stem)?.[1] ?? stem;
+}
 
 async function entries(dir: string): Promise<Array<{ name: string; dir: boolean }>> {
   try {

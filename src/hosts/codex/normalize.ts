@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { BlockNode } from '../../core/chain.js';
 import type { Block, LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import { codexIdOfFile } from './locate.js';
 import type { CxRead } from './read.js';
 import type { TokenUsage } from './schema.js';
 
@@ -229,8 +230,9 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
       notes: [HEAD_NOTE, PARAMS_NOTE],
     };
     // The cache key Codex sends: the session id, which a sub-agent shares with its parent
-    // (session_meta `session_id`; 0.169 recordings), else the conversation id.
-    const cacheKey = read.meta?.session_id ?? read.meta?.id;
+    // (session_meta `session_id`; 0.169 recordings), else the conversation id (the file name's
+    // when session_meta is missing or damaged).
+    const cacheKey = read.meta?.session_id ?? read.meta?.id ?? codexIdOfFile(read.file);
     if (cacheKey) req.cacheKey = cacheKey;
     if (p.responseId) req.responseId = p.responseId;
     if (p.kind === 'summary') req.notes!.push('compaction call: its compaction prompt is not recorded in the rollout');

@@ -9,6 +9,7 @@ import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump } from '../../core/own.js';
 import { CompactedSchema, LineSchema, ResponseItemSchema, SessionMetaSchema, TokenCountSchema, TokenUsageRecordSchema, TurnContextSchema, type SessionMeta, type TokenUsage } from './schema.js';
+import { codexIdOfFile } from './locate.js';
 
 export type CxRec =
   | { line: number; time?: string; type: 'item'; item: Record<string, unknown> }
@@ -125,6 +126,6 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
   } catch (e) {
     out.diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read rollout: ${e instanceof Error ? e.message : String(e)}` });
   }
-  if (!out.meta) out.diagnostics.push({ file, line: 1, severity: 'warning', message: 'no session_meta line: session id and instructions unknown' });
+  if (!out.meta) out.diagnostics.push({ file, line: 1, severity: 'warning', message: `no session_meta line: instructions unknown, session id from the file name: ${codexIdOfFile(file)}` });
   return out;
 }

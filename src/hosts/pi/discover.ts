@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import { objectOf as parse, PEEK_BYTES, readAt, windowLines } from '../peek.js';
 import { basename, dirname } from 'node:path';
 import type { Claim, SessionRef } from '../registry.js';
-import { decodeCwdDir } from './locate.js';
+import { decodeCwdDir, piSessionIdOfFile } from './locate.js';
 import { HeaderSchema } from './schema.js';
 
 /** Bytes read at each end of a file for discovery. */
@@ -119,7 +119,7 @@ export async function piRef(file: string, claim: Claim): Promise<SessionRef | nu
     host: 'pi',
     key: file,
     path: file,
-    id: peek.header?.id ?? basename(file, '.jsonl'),
+    id: peek.header?.id ?? piSessionIdOfFile(file),
     title: peek.title,
     firstPrompt: peek.firstPrompt,
     project: peek.header?.cwd ?? decodeCwdDir(basename(dirname(file))) ?? null,

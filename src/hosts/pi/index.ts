@@ -7,15 +7,14 @@
  * Without `requestsDir` every request is reconstructed from the session tree (evidence
  * `reconstructed`, head opaque). With it, the captured bodies give exact bytes (evidence `wire`).
  */
-import { basename } from 'node:path';
 import type { Session } from '../../core/model.js';
-import { readPiFile } from './read.js';
+import { piSessionId, readPiFile } from './read.js';
 import { branchPoints, PiEncoder, reconstructRequests, transcriptEvents } from './normalize.js';
 import { wireRequests } from './wire.js';
 import { compactChains } from '../../core/wire.js';
 import { sourceLabel, type RequestSource } from '../wirematch.js';
 
-export { locatePiSessions, piAgentDir, decodeCwdDir, type PiSessionFile } from './locate.js';
+export { locatePiSessions, piAgentDir, decodeCwdDir, piSessionIdOfFile, type PiSessionFile } from './locate.js';
 export { readPiFile, type PiRead, type PiEntryRec } from './read.js';
 export { reconstructRequests, transcriptEvents, PiEncoder, HEAD_NOTE, type Reconstruction } from './normalize.js';
 export { readPiBodies, matchBodies, isSummaryBody, type PiBody } from './wire.js';
@@ -63,7 +62,7 @@ export async function readPiSession(file: string, opts: ReadPiOptions = {}): Pro
   for (const rec of read.entries) if (rec.entry?.type === 'session_info') title = rec.entry.name?.trim() || undefined;
   const session: Session = {
     host: 'pi',
-    id: read.header?.id ?? basename(file, '.jsonl'),
+    id: piSessionId(read),
     path: file,
     requests,
     diagnostics,

@@ -14,7 +14,6 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { Diagnostic, Session } from '../../core/model.js';
 import { openRegular } from '../files.js';
 import { parseJsonLine, readLines } from '../lines.js';
@@ -22,7 +21,7 @@ import type { TranscriptEvent } from '../../core/model.js';
 import type { BlockNode } from '../../core/chain.js';
 import { branchPoints, PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
 import type { PiHeader } from './schema.js';
-import { PI_SESSION_VERSION, buildPiRead, collectLine, extendPiRead, initialProcess, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
+import { PI_SESSION_VERSION, buildPiRead, piSessionId, collectLine, extendPiRead, initialProcess, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
 
 /** Bytes at the start of the file whose hash must not change. */
 const HEAD_CHECK = 64 * 1024;
@@ -549,7 +548,7 @@ export class PiLiveSession {
     this.eventsFor = read.entries.length;
     const session: Session = {
       host: 'pi',
-      id: read.header?.id ?? basename(this.file, '.jsonl'),
+      id: piSessionId(read),
       path: this.file,
       requests: [...this.builder.requests],
       diagnostics: [...this.lineDiagnostics, ...(this.pending ? [this.pending] : []), ...this.parts.head, ...this.parts.entries, ...this.parts.links],

@@ -12,7 +12,7 @@
  * The environment is a parameter (no `process.env` reads) so tests can pass their own.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { readLines } from '../lines.js';
 import { HeaderSchema } from './schema.js';
 
@@ -29,11 +29,28 @@ export interface PiSessionFile {
    * Pi maps `/`, `\` and `:` to `-`, so every `-` is shown as `/`.
    */
   cwdFromDir?: string;
-  /** Session id from the header (UUIDv7 in 0.73), when readable. */
-  id?: string;
+  /** Session id: the header's (UUIDv7 in 0.73), else the file name's (piSessionIdOfFile). */
+  id: string;
   /** Modification time (ms since epoch) and size (bytes). */
   mtimeMs: number;
   size: number;
+}
+
+/**
+ * Pi's file name: `<header timestamp, ':' and '.' as '-'>_<session id>.jsonl`
+ * (reference/pi.md §1, `newSession()` l.730), e.g. `2026-12-01T09-25-42-095Z_01a230ec-….jsonl`.
+ */
+const PI_FILE_NAME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z_(.+)$/;
+
+/**
+ * The session id a Pi file's name gives: the part after `<time>_` in Pi's own naming, else the
+ * name without `.jsonl` (a file Pi did not name). The one rule for a file whose header is missing
+ * or damaged (the reader, discovery, `pi:<id prefix>`, the extension's refs).
+ * @param file path or name of the `.jsonl` file
+ */
+export function piSessionIdOfFile(file: string): string {
+  const stem = basename(file, '.jsonl');
+  return PI_FILE_NAME.exec(stem)?.[1] ?? stem;
 }
 
 /** Pi's agent directory for an environment and home directory. */
@@ -69,10 +86,9 @@ export async function locatePiSessions(env: NodeJS.ProcessEnv, home: string): Pr
     }
     if (!st.isFile()) return;
     const header = await readHeader(file);
-    const f: PiSessionFile = { file, origin, mtimeMs: st.mtimeMs, size: st.size };
+    const f: PiSessionFile = { file, origin, id: header?.id ?? piSessionIdOfFile(file), mtimeMs: st.mtimeMs, size: st.size };
     if (header?.cwd) f.cwd = header.cwd;
     else if (cwdFromDir) f.cwdFromDir = cwdFromDir;
-    if (header?.id) f.id = header.id;
     out.push(f);
   };
 

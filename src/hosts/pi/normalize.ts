@@ -30,7 +30,7 @@ import type { LlmRequest, Prices, TranscriptEvent, Usage } from '../../core/mode
 import { ownSet } from '../../core/own.js';
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
-import { branchStart, type PiEntryRec, type PiRead } from './read.js';
+import { branchStart, piSessionId, type PiEntryRec, type PiRead } from './read.js';
 import { JsonLiteral, textOf as literalText } from '../../core/literal.js';
 import type { AssistantMessage, ContentBlock, ImageContent, LiteralTextContent, PiUsage, TextContent, ThinkingContent, ToolCall, ToolResultMessage } from './schema.js';
 
@@ -885,7 +885,7 @@ export interface Reconstruction {
  * prices from `usage.cost` (see pricesFor: own rates, else the same model's elsewhere in the
  * session, since Pi prices with fixed per-model rates; unobserved rates derived, with a note); `timeMs` = `message.timestamp` (taken just before the HTTP request);
  * `params.thinking` = the thinking level on the path; `cacheKey` = the session id for
- * openai-responses (Pi always sends it as `prompt_cache_key`); `error` for stopReason `error`.
+ * openai-responses (Pi always sends it as `prompt_cache_key`; the file name's when the header is damaged); `error` for stopReason `error`.
  */
 export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Reconstruction {
   const b = new PiRequestBuilder(read, encoder);
@@ -983,7 +983,7 @@ export class PiRequestBuilder {
       // Pi appends the assistant entry when the message ends: the response's end.
       const ended = isoMs(rec.timestamp);
       if (ended !== null && Number.isFinite(ended) && req.timeMs !== null && ended >= req.timeMs) req.responseEndMs = ended;
-      if (m.api === 'openai-responses' && read.header) req.cacheKey = read.header.id;
+      if (m.api === 'openai-responses') req.cacheKey = piSessionId(read);
       if (prices) req.prices = prices;
       if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';
       if (m.stopReason === 'aborted') notes.push('aborted: the response was cut off');

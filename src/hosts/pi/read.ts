@@ -34,6 +34,7 @@ import {
   type ToolResultMessage,
 } from './schema.js';
 import { JsonLiteral, LITERAL_CHARS, literalOf } from '../../core/literal.js';
+import { piSessionIdOfFile } from './locate.js';
 
 /** Pi's current session format version (`CURRENT_SESSION_VERSION`, session-manager.ts). */
 export const PI_SESSION_VERSION = 3;
@@ -94,6 +95,15 @@ export interface PiRead {
   ignored: Record<string, number>;
   /** Pi's in-memory state after the last entry (file order). */
   process: PiProcessState;
+}
+
+/**
+ * The session id of a read file: the header's, else the one its file name gives (a missing or
+ * damaged header; the read's diagnostics say which line). Pi named the file after the id it
+ * sends (`prompt_cache_key`), so the id stays the intact file's.
+ */
+export function piSessionId(read: Pick<PiRead, 'file' | 'header'>): string {
+  return read.header?.id ?? piSessionIdOfFile(read.file);
 }
 
 /**
@@ -237,14 +247,14 @@ export function buildPiRead(
   if (first && first.obj.type === 'session') {
     const h = HeaderSchema.safeParse(first.obj);
     if (h.success) header = h.data;
-    else parts.head.push({ file, line: first.line, severity: 'error', message: `invalid session header (${describeIssues(h.error)})` });
+    else parts.head.push({ file, line: first.line, severity: 'error', message: `invalid session header (${describeIssues(h.error)}); session id from the file name: ${piSessionIdOfFile(file)}` });
     raws.shift();
   } else {
     parts.head.push({
       file,
       line: first?.line ?? 1,
       severity: 'error',
-      message: 'first line is not a Pi session header ({"type":"session",…}); Pi would treat the file as invalid. Reading the entries anyway.',
+      message: `first line is not a Pi session header ({"type":"session",…}); Pi would treat the file as invalid. Reading the entries anyway, session id from the file name: ${piSessionIdOfFile(file)}`,
     });
   }
   // Pi indexes v1 `firstKeptEntryIndex` into the parsed lines with the header at 0.

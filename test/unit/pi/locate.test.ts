@@ -42,8 +42,8 @@ describe('pi locate', () => {
       [
         [join(b, '2026-11-29T11-00-00-000Z_bbb.jsonl'), 'agent-dir', 'bbb', '/work/beta', undefined],
         [join(a, '2026-11-29T10-00-00-000Z_aaa.jsonl'), 'agent-dir', 'aaa', '/work/alpha', undefined],
-        // no readable header: cwd decoded from the folder name
-        [join(b, 'broken.jsonl'), 'agent-dir', undefined, undefined, '/work/beta'],
+        // no readable header: id from the file name (not Pi's `<time>_<id>`: its stem), cwd decoded from the folder name
+        [join(b, 'broken.jsonl'), 'agent-dir', 'broken', undefined, '/work/beta'],
       ],
     );
   });
