@@ -88,7 +88,7 @@ export interface ResponseGroup {
 interface Slot {
   /** Line that orders the request (the api-request line, or the first response line). */
   orderLine: number;
-  api?: { line: number; v: ApiRequestLine; messages: string[] };
+  api?: { line: number; v: ApiRequestLine };
   group?: ResponseGroup;
   error?: string;
 }
@@ -118,15 +118,17 @@ export interface CcRequests {
 /**
  * Builds the requests of one transcript file.
  * @param progressCopies count `agent_progress` copies as requests (the sub-agent's file is absent)
+ * @param fromHead build every api-request's chain from its head, node by node (the straightforward
+ *   walk the continued one must equal; test/unit/claude-code/api-request-replay.test.ts)
  */
-export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopies: boolean }): CcRequests {
+export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopies: boolean; fromHead?: boolean }): CcRequests {
   const diagnostics: Diagnostic[] = [];
   const shapes = new Map<string, ShapeLine>();
   const blobs = new Map<string, Record<string, unknown>>();
   const slots: Slot[] = [];
   const byApiId = new Map<string, Slot>();
   const groups = new Map<string, ResponseGroup>();
-  let prevMessages: string[] = [];
+  let prevMessageCount = 0;
   let lastSlot: Slot | undefined;
 
   const addResponse = (line: number, v: AssistantLine, fromProgress: boolean) => {
@@ -154,12 +156,12 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
         blobs.set(r.v.hash, r.v.message as Record<string, unknown>);
         break;
       case 'api-request': {
-        if (r.v.keep > prevMessages.length) {
-          diagnostics.push({ file: read.file, line: r.line, severity: 'warning', message: `api-request keeps ${r.v.keep} messages but the previous request had ${prevMessages.length}; the missing ones are left out` });
+        if (r.v.keep > prevMessageCount) {
+          diagnostics.push({ file: read.file, line: r.line, severity: 'warning', message: `api-request keeps ${r.v.keep} messages but the previous request had ${prevMessageCount}; the missing ones are left out` });
         }
-        const messages = [...prevMessages.slice(0, r.v.keep), ...r.v.tail];
-        prevMessages = messages;
-        const slot: Slot = { orderLine: r.line, api: { line: r.line, v: r.v, messages } };
+        // The messages themselves are replayed in the request loop below (ApiReplay), in this order.
+        prevMessageCount = Math.min(r.v.keep, prevMessageCount) + r.v.tail.length;
+        const slot: Slot = { orderLine: r.line, api: { line: r.line, v: r.v } };
         slots.push(slot);
         byApiId.set(r.v.id, slot);
         lastSlot = slot;
@@ -191,11 +193,12 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
   }
 
   const trie = new ChainTrie();
+  const replay = new ApiReplay(blobs, !opts.fromHead);
   const tree = new TreeReplay(read.recs);
   const summaries = compactSummaries(read);
   const requests: LlmRequest[] = [];
   for (const s of slots.sort((a, b) => a.orderLine - b.orderLine)) {
-    const req = s.api ? fromApiRequest(read, s, shapes, blobs, trie, opts.subagent, summaries, diagnostics) : fromTree(read, s.group!, tree, trie);
+    const req = s.api ? fromApiRequest(read, s, shapes, replay, trie, opts.subagent, summaries, diagnostics) : fromTree(read, s.group!, tree, trie);
     if (!req) continue;
     req.index = requests.length + 1;
     const diag = s.group?.lines.map((l) => l.v.message.diagnostics).filter((d) => d !== undefined && d !== null).at(-1);
@@ -301,28 +304,90 @@ function carriesSummary(m: Record<string, unknown>, summaries: Set<string>): boo
   return Array.isArray(c) && c.some((b: Record<string, unknown>) => b?.type === 'text' && typeof b.text === 'string' && summaries.has(b.text));
 }
 
+/** Signature of the cache marks on each message (index → its marks' `content…` paths and TTLs); null: a mark on `messages` this cannot place. */
+function messageMarks(marks: Map<string, CacheBreakpoint>): Map<number, string> | null {
+  const out = new Map<number, string>();
+  for (const [key, bp] of marks) {
+    if (!key.startsWith('messages')) continue;
+    const m = /^messages\.(\d+)\.(.*)$/.exec(key);
+    if (!m) return null;
+    const i = Number(m[1]);
+    out.set(i, `${out.get(i) ?? ''}${m[2]}=${bp.ttlSeconds}\u0000`);
+  }
+  for (const [i, sig] of out) out.set(i, sig.split('\u0000').sort().join('\u0000'));
+  return out;
+}
+
+/**
+ * The api-request lines' message lists, replayed in file order (each request: `keep` messages of
+ * the previous one + its `tail` blobs), and the chain node after each message of the last request
+ * built. A request shares the previous one's nodes up to the first message it does not keep or
+ * whose cache marks differ (the trie gives the same node for the same parent and key, so
+ * continuing from there is the node-by-node walk from the head, without it): a request costs its
+ * new messages, not its history.
+ */
+class ApiReplay {
+  /** Blob hashes of the last request's messages, in order. */
+  readonly hashes: string[] = [];
+  /** How many of `hashes` name no blob (then messages are filtered and not continued). */
+  missing = 0;
+  /** Chain node after each message of the last request built (empty: start from its head). */
+  readonly ends: BlockNode[] = [];
+  head: BlockNode | null = null;
+  marks: Map<number, string> | null = null;
+  /** @param continued false: every request from its head (nothing shared) */
+  constructor(
+    readonly blobs: Map<string, Record<string, unknown>>,
+    private readonly continued: boolean,
+  ) {}
+  /** Moves the list to the request's messages (`keep` of the last + `tail`). */
+  advance(keep: number, tail: readonly string[]): void {
+    const kept = Math.min(keep, this.hashes.length);
+    for (let i = kept; i < this.hashes.length; i++) if (!this.blobs.has(this.hashes[i])) this.missing--;
+    this.hashes.length = kept;
+    for (const h of tail) {
+      this.hashes.push(h);
+      if (!this.blobs.has(h)) this.missing++;
+    }
+  }
+  /** Messages 0..n−1 that need no new node: kept (`keep`), same head, same marks. */
+  shared(keep: number, head: BlockNode | null, marks: Map<number, string> | null): number {
+    if (!this.continued || head !== this.head || !marks || !this.marks || this.missing > 0) return 0;
+    let n = Math.min(keep, this.ends.length);
+    for (const i of new Set([...marks.keys(), ...this.marks.keys()])) if (i < n && marks.get(i) !== this.marks.get(i)) n = i;
+    return n;
+  }
+}
+
 function fromApiRequest(
   read: CcRead,
   s: Slot,
   shapes: Map<string, ShapeLine>,
-  blobs: Map<string, Record<string, unknown>>,
+  replay: ApiReplay,
   trie: ChainTrie,
   subagent: boolean,
   summaries: Set<string>,
   diagnostics: Diagnostic[],
 ): LlmRequest | null {
   const a = s.api!;
+  const blobs = replay.blobs;
+  replay.advance(a.v.keep, a.v.tail);
+  const hashes = replay.hashes;
   const shape = shapes.get(a.v.shapeHash);
   const notes: string[] = [];
   const marks = new Map<string, CacheBreakpoint>();
   for (const c of a.v.cacheControl ?? []) marks.set(c.path.join('.'), ttlOf(c.value));
-  const messages: Array<Record<string, unknown>> = [];
-  a.messages.forEach((h) => {
-    const m = blobs.get(h);
-    if (m) messages.push(m);
-  });
-  if (messages.length < a.messages.length) {
-    diagnostics.push({ file: read.file, line: a.line, severity: 'warning', message: `api-request names ${a.messages.length - messages.length} message blob(s) not found in the file; left out` });
+  // A blob missing: the messages found, in order (their indices shift), each built again.
+  const filtered = replay.missing > 0
+    ? hashes.flatMap((h): Array<Record<string, unknown>> => {
+        const m = blobs.get(h);
+        return m ? [m] : [];
+      })
+    : null;
+  const messageAt = (i: number) => (filtered ? filtered[i] : blobs.get(hashes[i])!);
+  const count = filtered ? filtered.length : hashes.length;
+  if (filtered) {
+    diagnostics.push({ file: read.file, line: a.line, severity: 'warning', message: `api-request names ${hashes.length - filtered.length} message blob(s) not found in the file; left out` });
     notes.push('some messages of this request are not in the transcript');
   }
   const model = a.v.params?.model ?? s.group?.lines[0].v.message.model ?? '';
@@ -332,7 +397,7 @@ function fromApiRequest(
       const bp = marks.get(`tools.${i}`);
       node = trie.node(node, `t:${a.v.shapeHash}:${i}:${bp?.ttlSeconds ?? 0}`, () => jsonBlock('tools', i, `tools[${i}]`, t, bp));
     });
-    const first = firstUserText(messages);
+    const first = firstUserText(count ? [messageAt(0)] : []);
     const billing = billingText(first, read.version ?? '', read.entrypoint ?? 'cli', subagent);
     // The billing fingerprint follows the first user text: after a compaction, the summary's.
     const fromSummary = summaries.has(first);
@@ -351,15 +416,25 @@ function fromApiRequest(
     node = trie.node(null, HEAD_LABEL, () => opaqueHeadBlock(HEAD_LABEL));
     notes.push(HEAD_NOTE);
   }
-  messages.forEach((m0, i) => {
+  const head = node;
+  const perMessage = messageMarks(marks);
+  const from = replay.shared(a.v.keep, head, perMessage);
+  const ends = replay.ends;
+  ends.length = from;
+  if (from > 0) node = ends[from - 1];
+  for (let i = from; i < count; i++) {
+    const m0 = messageAt(i);
     const m = asSent(m0, i, marks);
     const blocks = messageBlocks(i, `messages[${i}]`, m, carriesSummary(m0, summaries) ? 'compaction-summary' : undefined);
     blocks.forEach((b, k) => {
       const bp = marks.get(`messages.${i}.content.${k}`);
       if (bp) b.breakpoint = bp;
-      node = trie.node(node, `m:${a.messages[i]}:${k}:${bp?.ttlSeconds ?? 0}`, () => b);
+      node = trie.node(node, `m:${hashes[i]}:${k}:${bp?.ttlSeconds ?? 0}`, () => b);
     });
-  });
+    ends.push(node!);
+  }
+  replay.head = head;
+  replay.marks = filtered ? null : perMessage;
   const params: LlmRequest['params'] = {};
   const p = (a.v.params ?? {}) as Record<string, unknown>;
   for (const k of new Set([...PARAM_KEYS, ...familyFor(model, 'anthropic-messages').params.map((x) => x.key)])) {
