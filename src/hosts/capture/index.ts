@@ -173,6 +173,12 @@ export async function readCaptureSession(dir: string): Promise<Session> {
 }
 
 /**
+ * What a request says when its body carries no session header and was read with a conversation
+ * other bodies name (readCaptureSessions).
+ */
+const NO_SESSION_HEADER = 'no session header (capture proxy sessionId, x-claude-code-session-id, x-session-id, session-id)';
+
+/**
  * Reads a capture folder as the conversations its bodies name, each a wire-evidence session of
  * its own, so that no conversation is judged against another's cache entries (a recorder's
  * folder, or a capture day folder, holds several; a sub-agent's tools differ from its parent's).
@@ -184,22 +190,49 @@ export async function readCaptureSession(dir: string): Promise<Session> {
  * folder's session (id = the folder's name, as readCaptureSession, which it equals when there is
  * one conversation); the others follow in order of their first body, named by their agent or
  * session id, a sub-agent with `parentId` = the session whose id its bodies send when that is the
- * first conversation's. Bodies naming nothing belong to the first conversation.
+ * first conversation's.
+ * A body without a session header: one whose agent (Codex thread, Claude Code agent id) is one the
+ * folder's other bodies name with a session header (that agent, or that session's own thread) is
+ * read with them; one naming nothing belongs to the first conversation, so all of them make at
+ * most one session. Either way, when other bodies name a conversation, its request says so in a
+ * note (NO_SESSION_HEADER and where it was read).
  */
 export async function readCaptureSessions(dir: string): Promise<Session[]> {
   const { requests, diagnostics } = await captureRequests(dir);
+  // The conversations bodies with a session header name, by agent and by session (first seen).
+  const byAgent = new Map<string, { session: string; agent: string }>();
+  const bySession = new Map<string, { session: string; agent: string }>();
+  for (const r of requests) {
+    if (!r.session) continue;
+    if (r.agent) {
+      if (!byAgent.has(r.agent)) byAgent.set(r.agent, { session: r.session, agent: r.agent });
+    } else if (!bySession.has(r.session)) bySession.set(r.session, { session: r.session, agent: '' });
+  }
   const groups = new Map<string, { session: string; agent: string; reqs: LlmRequest[] }>();
-  for (const { req, session, agent } of requests) {
+  for (const r of requests) {
+    let { session, agent } = r;
+    const known = !session && agent ? (byAgent.get(agent) ?? bySession.get(agent)) : undefined;
+    if (known) {
+      ({ session, agent } = known);
+      r.req.notes!.push(
+        agent
+          ? `${NO_SESSION_HEADER}: read with sub-agent ${agent} of session ${session}, as its bodies that carry one`
+          : `${NO_SESSION_HEADER}: read with session ${session}, the conversation its thread id names`,
+      );
+    }
     const key = `${session}\u0000${agent}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { session, agent, reqs: [] }));
-    g.reqs.push(req);
+    g.reqs.push(r.req);
   }
   const all = [...groups.values()];
   // Bodies naming nothing go with the first conversation that names something (or stand alone).
   const first = all.find((g) => g.session || g.agent) ?? all[0];
   const bare = all.find((g) => !g.session && !g.agent);
-  if (bare && first && bare !== first) first.reqs = [...bare.reqs, ...first.reqs].sort((a, b) => a.index - b.index);
+  if (bare && first && bare !== first) {
+    for (const r of bare.reqs) r.notes!.push(`${NO_SESSION_HEADER}: read with the folder's first conversation (${first.session || first.agent}), as every body that names none`);
+    first.reqs = [...bare.reqs, ...first.reqs].sort((a, b) => a.index - b.index);
+  }
   const out: Session[] = [];
   for (const g of all) {
     if (g === bare && bare !== first) continue;

@@ -60,10 +60,20 @@ describe('capture folders: one session per conversation the bodies name', () => 
     assert.equal(j[5][2], 't:cold a:cold a:hit a:hit a:break@system[1] a:hit');
   });
 
-  it('one conversation: the one session readCaptureSession gives (Pi recordings)', async () => {
-    for (const dir of ['test/fixtures/pi/main/requests', 'test/fixtures/pi/long/requests']) {
+  it('one conversation: the one session readCaptureSession gives (Pi recordings), its bodies without session_id noted', async () => {
+    for (const [dir, id, named] of [
+      ['test/fixtures/pi/main/requests', '01a230ec-9a4e-7417-8af1-68d34234bdc8', [14, 15]],
+      ['test/fixtures/pi/long/requests', '01a230ec-991a-7497-9a50-b9f4f6517541', [8]],
+    ] as const) {
       const ss = await readCaptureSessions(dir);
       assert.equal(ss.length, 1, dir);
+      // Pi sends `session_id` on OpenAI Responses only: the other bodies name no session.
+      const note = `no session header (capture proxy sessionId, x-claude-code-session-id, x-session-id, session-id): read with the folder's first conversation (${id}), as every body that names none`;
+      assert.deepEqual(
+        ss[0].requests.map((r) => [r.index, r.notes]),
+        ss[0].requests.map((r) => [r.index, (named as readonly number[]).includes(r.index) ? [] : [note]]),
+      );
+      for (const r of ss[0].requests) r.notes = [];
       assert.deepEqual(plain(ss[0]), plain(await readCaptureSession(dir)));
     }
   });
