@@ -36,6 +36,12 @@ import {
 import { JsonLiteral, LITERAL_CHARS, literalOf } from '../../core/literal.js';
 import { piSessionIdOfFile } from './locate.js';
 
+/**
+ * The diagnostic of a file of 0 bytes or only blank lines. Pi writes a session file only once it
+ * holds an assistant message (reference/pi.md §1, lazy write), so such a file was cut or emptied.
+ */
+export const EMPTY_SESSION_FILE = 'empty session file (0 bytes or only blank lines): no header, no entries, nothing to analyze';
+
 /** Pi's current session format version (`CURRENT_SESSION_VERSION`, session-manager.ts). */
 export const PI_SESSION_VERSION = 3;
 
@@ -231,12 +237,8 @@ export function buildPiRead(
   parts: ReadDiagnostics = { head: [], entries: [], links: [] },
 ): PiRead {
   if (lines === 0) {
-    parts.head.push({
-      file,
-      line: 1,
-      severity: 'warning',
-      message: 'empty session file: no header, no entries (Pi writes nothing until the first assistant message)',
-    });
+    // An error, as an unreadable file: nothing to analyze (`analyze` of it alone exits 2, `check` fails).
+    parts.head.push({ file, line: 1, severity: 'error', message: EMPTY_SESSION_FILE });
     diagnostics.push(...parts.head);
     return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
   }

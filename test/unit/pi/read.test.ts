@@ -60,14 +60,12 @@ describe('pi reader: malformed and old input', () => {
     assert.deepEqual(s.diagnostics, []);
   });
 
-  it('an empty file gives a diagnostic and no requests', async () => {
+  it('an empty file gives an error diagnostic at line 1 and no requests', async () => {
     const f = join(dir, 'empty.jsonl');
     await writeFile(f, '');
     const s = await readPiSession(f);
     assert.equal(s.requests.length, 0);
-    assert.equal(s.diagnostics.length, 1);
-    assert.equal(s.diagnostics[0].line, 1);
-    assert.match(s.diagnostics[0].message, /empty session file/);
+    assert.deepEqual(s.diagnostics, [{ file: f, line: 1, severity: 'error', message: 'empty session file (0 bytes or only blank lines): no header, no entries, nothing to analyze' }]);
   });
 
   it('a missing file gives a diagnostic, not an exception', async () => {
