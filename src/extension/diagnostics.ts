@@ -100,6 +100,16 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     return this.run(doc, token, ref);
   }
 
+  /**
+   * Analyzes every transcript that has entries (or is being analyzed) again, with the rules as
+   * they are now (`prefixLens.ttlSecondsOverrides` or `prefixLens.priceOverrides` changed): an
+   * analysis in flight under the old rules is cancelled, the entries are replaced when done.
+   */
+  rejudge(): void {
+    const known = new Set([...this.reports.keys(), ...this.running.keys()]);
+    for (const doc of vscode.workspace.textDocuments) if (known.has(doc.uri.toString())) this.schedule(doc, 0);
+  }
+
   private schedule(doc: vscode.TextDocument, delayMs: number): void {
     if (!diagnosticsEnabled() || !isTranscript(doc)) return;
     const k = doc.uri.toString();

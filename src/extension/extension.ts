@@ -340,7 +340,12 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('prefixLens.sessionFolders') || e.affectsConfiguration('prefixLens.opencode') || e.affectsConfiguration('prefixLens.captureFolders')) sessions.refreshSoon(0);
       if (e.affectsConfiguration('prefixLens.phux') || e.affectsConfiguration('prefixLens.fleet')) void (fleetTree.visible && fleet.refresh());
-      if (e.affectsConfiguration('prefixLens.ttlSecondsOverrides') || e.affectsConfiguration('prefixLens.priceOverrides')) sessions.resummarize();
+      // The rules judge verdicts and costs: every result shown is judged again (the caches are keyed on them).
+      if (e.affectsConfiguration('prefixLens.ttlSecondsOverrides') || e.affectsConfiguration('prefixLens.priceOverrides')) {
+        sessions.resummarize();
+        diagnostics.rejudge();
+        void panels?.then((p) => p.rejudge()).catch(reportError('judge the open Timelines again'));
+      }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       sessions.refreshSoon(0);

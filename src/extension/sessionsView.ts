@@ -21,9 +21,11 @@ export type SessionsNode =
   | { kind: 'session'; ref: SessionRef };
 
 /**
- * A session's summary. `of` is the identity of the listing it was computed from (identityOf): when
- * a later listing shows the session grown or rewritten, the summary is recomputed, and shown as it
- * was (`previous`) until the new one is ready, so a session an agent is writing updates in place.
+ * A session's summary. `of` is the identity of the listing it was computed from (identityOf) and
+ * the rules basis it was judged with (SummaryCache `basis`): when a later listing shows the session
+ * grown or rewritten, or the rule overrides changed (also while it was being computed), the summary
+ * is recomputed, and shown as it was (`previous`) until the new one is ready, so a session an agent
+ * is writing updates in place.
  */
 type Summary = { state: 'done'; summary: SessionSummary; of: string } | { state: 'pending'; previous?: SessionSummary } | { state: 'failed'; error: string; of: string };
 
@@ -94,9 +96,14 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   /** Starts (re)analyzing `ref` unless its summary is of this very listing or is being computed. */
   private ensure(ref: SessionRef): Summary {
     const s = this.summaries.get(ref.key);
-    if (s && (s.state === 'pending' || s.of === identityOf(ref))) return s;
+    if (s && (s.state === 'pending' || s.of === this.stampOf(ref))) return s;
     this.analyze(ref, s?.state === 'done' ? s.summary : undefined);
     return this.summaries.get(ref.key)!;
+  }
+
+  /** What a summary of `ref` computed now is of: its listing's identity and the rules basis. */
+  private stampOf(ref: SessionRef, basis = this.cache.basis()): string {
+    return `${identityOf(ref)}|${basis}`;
   }
 
   /** Re-lists every host now; resolves with the sessions found. */
@@ -113,7 +120,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
    * the old figures until the new ones are ready.
    */
   resummarize(): void {
-    for (const [key, s] of this.summaries) if (s.state !== 'pending') this.summaries.set(key, { ...s, of: '' });
+    // Each summary's `of` names the basis it was judged with: the rows shown now are summarized again.
     this.changed.fire(undefined);
   }
 
@@ -253,27 +260,30 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   private analyze(ref: SessionRef, previous?: SessionSummary): void {
     this.summaries.set(ref.key, { state: 'pending', previous });
     void (async () => {
-      let summary = await this.cache.get(ref);
+      // The rules this summary is judged with, read once: a change meanwhile makes it stale (`of`), never filed under the new ones.
+      const overrides = ruleOverrides();
+      const basis = this.cache.basis();
+      let summary = await this.cache.get(ref, basis);
       if (!summary) {
         try {
-          const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides: ruleOverrides() });
+          const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides });
           const report = r.sessions.find((x) => x.id === ref.id) ?? r.sessions[0];
           if (!report) throw new Error('no session in the file');
           summary = summarize(report);
           this.log.info(`analyzed ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}: ${summary.requests} requests, ${summary.breaks} breaks in ${r.ms} ms`);
-          await this.cache.set(ref, summary);
+          await this.cache.set(ref, summary, basis);
         } catch (e) {
           if (e instanceof CancelledError) {
             this.summaries.delete(ref.key);
             return;
           }
-          this.summaries.set(ref.key, { state: 'failed', error: (e as Error).message, of: identityOf(ref) });
+          this.summaries.set(ref.key, { state: 'failed', error: (e as Error).message, of: this.stampOf(ref, basis) });
           this.log.warn(`analysis of ${ref.path} failed: ${(e as Error).message}`);
           this.fireFor(ref);
           return;
         }
       }
-      this.summaries.set(ref.key, { state: 'done', summary, of: identityOf(ref) });
+      this.summaries.set(ref.key, { state: 'done', summary, of: this.stampOf(ref, basis) });
       this.fireFor(ref);
     })();
   }

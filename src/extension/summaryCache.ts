@@ -127,11 +127,14 @@ export class SummaryCache {
     }
   }
 
-  /** The cached summary of `ref` when size, mtime and content check all still match. */
-  async get(ref: SessionRef): Promise<SessionSummary | undefined> {
+  /**
+   * The cached summary of `ref` when size, mtime, content check and basis all still match.
+   * @param basis the basis the caller judges with (default: `basis()` now)
+   */
+  async get(ref: SessionRef, basis = this.basis()): Promise<SessionSummary | undefined> {
     await this.load();
     const e = this.entries.get(ref.key);
-    if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp || (e.basis ?? '') !== this.basis()) return this.miss();
+    if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp || (e.basis ?? '') !== basis) return this.miss();
     try {
       if ((await contentCheck(ref.path, ref.size)) !== e.check) return this.miss();
     } catch {
@@ -146,15 +149,19 @@ export class SummaryCache {
     return undefined;
   }
 
-  /** Stores a summary for `ref` (its check is computed now) and saves soon. */
-  async set(ref: SessionRef, summary: SessionSummary): Promise<void> {
+  /**
+   * Stores a summary for `ref` (its check is computed now) and saves soon.
+   * @param basis the basis the summary was judged with (default: `basis()` now; a summary whose
+   *   analysis started before the overrides changed must pass the old one, not be filed under the new)
+   */
+  async set(ref: SessionRef, summary: SessionSummary, basis = this.basis()): Promise<void> {
     let check: string;
     try {
       check = await contentCheck(ref.path, ref.size);
     } catch {
       return;
     }
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, stamp: ref.stamp, check, basis: this.basis(), summary });
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, stamp: ref.stamp, check, basis, summary });
     this.scheduleSave();
   }
 

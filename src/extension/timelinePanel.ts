@@ -70,6 +70,8 @@ class TimelinePanel {
   readonly tailStats = { opened: 0 };
   private tailing: Promise<void> | undefined;
   private tailAgain = false;
+  /** Why the step `tailAgain` asks for runs (for the log). */
+  private tailWhy = 'changed';
   private disposed = false;
   /** This panel's id for the worker's live state (two panels of one session each have their own). */
   private readonly liveId = randomUUID();
@@ -176,22 +178,37 @@ class TimelinePanel {
     }
   }
 
-  private tailSoon(): void {
-    if (this.tailTimer) clearTimeout(this.tailTimer);
-    this.tailTimer = setTimeout(() => void this.tailOnce(), 500);
+  /**
+   * Judges the session again with the rules as they are now (`prefixLens.ttlSecondsOverrides` or
+   * `prefixLens.priceOverrides` changed): the worker reads it afresh under the new rules (a Pi
+   * session it follows was opened with the old ones, so it starts over) and the whole report is
+   * sent; the app keeps its selection (a Load without `select`). Waits for a live step in flight.
+   */
+  rejudge(): Promise<void> {
+    return this.tailOnce('judged with the new rules');
   }
 
-  /** One live-tail step at a time (patches apply in order); a change during one runs one more. */
-  private async tailOnce(): Promise<void> {
+  private tailSoon(): void {
+    if (this.tailTimer) clearTimeout(this.tailTimer);
+    this.tailTimer = setTimeout(() => void this.tailOnce('changed'), 500);
+  }
+
+  /**
+   * One live-tail step at a time (patches apply in order); a change during one runs one more
+   * (and resolves when that one is done). `why`: for the log.
+   */
+  private async tailOnce(why: string): Promise<void> {
     if (this.tailing) {
       this.tailAgain = true;
-      return;
+      this.tailWhy = why;
+      return this.tailing;
     }
     this.tailing = (async () => {
       try {
         do {
           this.tailAgain = false;
-          await this.tail();
+          await this.tail(why);
+          why = this.tailWhy;
         } while (this.tailAgain && !this.disposed);
       } catch (e) {
         this.deps.log.warn(`timeline: live update of ${this.ref.path} failed: ${(e as Error).message}`);
@@ -202,7 +219,7 @@ class TimelinePanel {
     await this.tailing;
   }
 
-  private async tail(): Promise<void> {
+  private async tail(why: string): Promise<void> {
     // Pi: the worker's live analysis checks the file itself. Other hosts are analyzed through the
     // result cache: the ref as the registry sees it now (OpenCode's row stamp), else the file's stat.
     let ref = this.ref;
@@ -222,7 +239,7 @@ class TimelinePanel {
     });
     if (!step || this.disposed) return;
     const { report, patch } = step;
-    this.deps.log.info(`timeline: ${ref.path} changed, ${report.requests.length} requests now`);
+    this.deps.log.info(`timeline: ${ref.path} ${why}, ${report.requests.length} requests now`);
     const before = this.report;
     this.report = report;
     this.panel.title = titleOf(report);
@@ -319,8 +336,20 @@ function titleOf(r: SessionReport): string {
 /** All open Timeline panels, by session key; also the serializer that restores them. */
 export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, TimelinePanel>();
+  /** Counts rule changes (`rejudge`): a panel whose report was analyzed before the last one is judged again once attached. */
+  private rulesGeneration = 0;
 
   constructor(private readonly deps: TimelineDeps) {}
+
+  /**
+   * Every open panel judged again with the rules as they are now (the TTL or price overrides
+   * changed), each keeping its selection; resolves when all have been sent their new report.
+   * A panel being opened meanwhile is judged again once it is attached.
+   */
+  async rejudge(): Promise<void> {
+    this.rulesGeneration++;
+    await Promise.all([...this.panels.values()].map((p) => p.rejudge()));
+  }
 
   /** The panel of a session, when open. */
   get(key: string): TimelinePanel | undefined {
@@ -344,6 +373,7 @@ export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Dis
       if (requestIndex) existing.select(requestIndex);
       return existing;
     }
+    const generation = this.rulesGeneration;
     const report = await this.deps.analyze(ref);
     if (!report) return undefined;
     // Opened (or restored) by another call meanwhile: one panel per session.
@@ -354,21 +384,24 @@ export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Dis
       return meanwhile;
     }
     const panel = vscode.window.createWebviewPanel(VIEW_TYPE, titleOf(report), vscode.ViewColumn.Active, { enableScripts: true, enableFindWidget: true });
-    return this.attach(panel, ref, report, requestIndex);
+    return this.attach(panel, ref, report, requestIndex, generation);
   }
 
-  private attach(panel: vscode.WebviewPanel, ref: SessionRef, report: SessionReport, select: number | undefined): TimelinePanel {
+  /** `generation`: the rules generation `report` was analyzed in (an older one is judged again at once). */
+  private attach(panel: vscode.WebviewPanel, ref: SessionRef, report: SessionReport, select: number | undefined, generation: number): TimelinePanel {
     const p = new TimelinePanel(panel, ref, report, this.deps, select, (gone) => {
       if (this.panels.get(ref.key) === gone) this.panels.delete(ref.key);
     });
     this.panels.set(ref.key, p);
     this.deps.log.info(`timeline opened: ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}, ${report.requests.length} requests`);
+    if (generation !== this.rulesGeneration) void p.rejudge();
     return p;
   }
 
   /** Restores a panel after a window reload from the state the app saved (re-read from disk, never trusted). */
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
     const st = WebviewStateSchema.safeParse(state);
+    const generation = this.rulesGeneration;
     const ref = st.success ? await this.deps.find(st.data.sessionKey, st.data.sessionPath) : undefined;
     const report = ref ? await this.deps.analyze(ref, true).catch(() => undefined) : undefined;
     if (!ref || !report) {
@@ -383,7 +416,7 @@ export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Dis
       open.panel.reveal();
       return;
     }
-    this.attach(panel, ref, report, st.success ? st.data.selected?.requestIndex : undefined);
+    this.attach(panel, ref, report, st.success ? st.data.selected?.requestIndex : undefined, generation);
   }
 
   /**

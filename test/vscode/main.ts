@@ -8,4 +8,5 @@ import './fleet.test.js';
 import './timeline.test.js';
 import './request-diff.test.js';
 import './settings.test.js';
+import './rule-overrides.test.js';
 import './scale.test.js';
