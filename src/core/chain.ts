@@ -233,17 +233,11 @@ export class BlockNode {
 
   /**
    * The same block at the same place carrying `breakpoint` instead (the breakpoint is not part of
-   * the bytes): shares the predecessor, size and hash; the block is copied with its prototype and
-   * property descriptors (getters stay getters, so nothing is serialized).
+   * the bytes): shares the predecessor, size and hash; the block is copied by blockWithBreakpoint
+   * (nothing is serialized).
    */
   withBreakpoint(breakpoint: CacheBreakpoint | undefined): BlockNode {
-    const src = this.block as Block & { [COPY_BLOCK]?: () => Block };
-    const block = src[COPY_BLOCK]
-      ? src[COPY_BLOCK]()
-      : (Object.create(Object.getPrototypeOf(src), Object.getOwnPropertyDescriptors(src)) as Block);
-    if (breakpoint) block.breakpoint = breakpoint;
-    else delete block.breakpoint;
-    return new BlockNode(this.prev, block, this);
+    return new BlockNode(this.prev, blockWithBreakpoint(this.block, breakpoint), this);
   }
 
   /** The jump pointer (see `jump`), for commonDepth. */
@@ -258,6 +252,23 @@ export class BlockNode {
     while (n.depth > depth) n = n.jump!.depth >= depth ? n.jump! : n.prev!;
     return n;
   }
+}
+
+/**
+ * A copy of `block` carrying `breakpoint` instead (none when undefined): the block's own copy
+ * (COPY_BLOCK: same bytes, same laziness) when it offers one, else a copy with its prototype and
+ * property descriptors (getters stay getters, so nothing is serialized). Not a spread: a
+ * reconstructed message block's `text`, `bytes` and `path` are getters of its class (wire.ts), which
+ * a spread would not copy.
+ */
+export function blockWithBreakpoint(src: Block, breakpoint: CacheBreakpoint | undefined): Block {
+  const copyable = src as Block & { [COPY_BLOCK]?: () => Block };
+  const block = copyable[COPY_BLOCK]
+    ? copyable[COPY_BLOCK]()
+    : (Object.create(Object.getPrototypeOf(src), Object.getOwnPropertyDescriptors(src)) as Block);
+  if (breakpoint) block.breakpoint = breakpoint;
+  else delete block.breakpoint;
+  return block;
 }
 
 /** Appends a block to a chain (null = start a new chain). */

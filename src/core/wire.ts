@@ -317,8 +317,11 @@ export class BlockBuilder {
  * with the keys in the order the host sends them. Built piecewise, without re-scanning the text.
  *
  * The blocks do not hold their bytes: `text` and `bytes` are getters that serialize the block's
- * part of the message on each access (the chain node reads `text` once to hash it), so the
- * message object must not be changed afterwards.
+ * part of the message on each access (the chain node reads its parts once to hash them), so the
+ * message object must not be changed afterwards. `text`, `bytes` and `path` are getters of the
+ * block's class, not own properties (a constructor that defined them on each block was ~0.3 s of
+ * the bench corpus's cold run): a spread copy lacks them; copy a block with chain.ts
+ * blockWithBreakpoint.
  * @param item message index within the messages segment
  * @param path JSON path of the message in the body the host would send, e.g. `messages[4]`
  */
@@ -326,27 +329,35 @@ export function messageBlocks(item: number, path: string, message: Record<string
   const role = typeof message.role === 'string' ? message.role : typeof message.type === 'string' ? message.type : '';
   const content = message.content;
   if (!Array.isArray(content) || content.length === 0) return [new MessageBlock(item, path, -1, -1, role, origin, '', message, '')];
-  let pre = '{';
-  let post = ']';
-  let seen = false;
-  for (const k in message) {
-    if (k === 'content') {
-      seen = true;
-      continue;
+  let pre: string;
+  let post: string;
+  if (roleAndContent(message)) {
+    // The common `{role, content}`: its envelope by role, without serializing it again.
+    pre = rolePre(role);
+    post = ROLE_POST;
+  } else {
+    pre = '{';
+    post = ']';
+    let seen = false;
+    for (const k in message) {
+      if (k === 'content') {
+        seen = true;
+        continue;
+      }
+      const json = JSON.stringify(message[k]);
+      if (json === undefined) continue; // JSON.stringify drops undefined and functions
+      const pair = `${JSON.stringify(k)}:${json}`;
+      if (seen) post += `,${pair}`;
+      else pre += `${pair},`;
     }
-    const json = JSON.stringify(message[k]);
-    if (json === undefined) continue; // JSON.stringify drops undefined and functions
-    const pair = `${JSON.stringify(k)}:${json}`;
-    if (seen) post += `,${pair}`;
-    else pre += `${pair},`;
+    pre += '"content":[';
+    post += '}';
+    // Flat and shared: the concatenations above are trees of pieces (a rope node per `+`), and
+    // most messages of a session have one of a few envelopes, which every block would otherwise
+    // keep a copy of for the whole session (~5 MiB of the 100 MiB bench session).
+    pre = envelope(pre);
+    post = envelope(post);
   }
-  pre += '"content":[';
-  post += '}';
-  // Flat and shared: the concatenations above are trees of pieces (a rope node per `+`), and
-  // most messages of a session have one of a few envelopes, which every block would otherwise
-  // keep a copy of for the whole session (~5 MiB of the 100 MiB bench session).
-  pre = envelope(pre);
-  post = envelope(post);
   const last = content.length - 1;
   const out: Block[] = [];
   const shown = Math.min(content.length, MAX_BLOCKS_PER_MESSAGE);
@@ -369,6 +380,36 @@ export function messageBlocks(item: number, path: string, message: Record<string
  * in every request that carries it.
  */
 export const MAX_BLOCKS_PER_MESSAGE = 1024;
+
+/**
+ * True when `message`'s enumerable keys are exactly `role` (a string) then `content` (the
+ * caller checked it is an array): its envelope is then `{"role":<role>,"content":[` … `]}`.
+ */
+function roleAndContent(message: Record<string, unknown>): boolean {
+  if (typeof message.role !== 'string') return false;
+  let i = 0;
+  for (const k in message) {
+    if (i === 0 ? k !== 'role' : i === 1 ? k !== 'content' : true) return false;
+    i++;
+  }
+  return i === 2;
+}
+
+/** The envelope tail of a `{role, content}` message. */
+const ROLE_POST = ']}';
+/** Envelope heads of `{role, content}` messages by role (flat), bounded. */
+const rolePres = new Map<string, string>();
+
+/** `{"role":<role>,"content":[` as messageBlocks' general path writes it, shared per role. */
+function rolePre(role: string): string {
+  let pre = rolePres.get(role);
+  if (pre === undefined) {
+    pre = envelope(flat(`{"role":${JSON.stringify(role)},"content":[`));
+    if (rolePres.size >= ENVELOPES) rolePres.clear();
+    rolePres.set(role, pre);
+  }
+  return pre;
+}
 
 /** Envelope strings seen (flat), so equal ones are one string; bounded (an id in an envelope makes it unique). */
 const envelopes = new Map<string, string>();
@@ -469,64 +510,15 @@ interface PathParts {
 }
 
 /**
- * The `text` and `bytes` accessors every MessageBlock gets as own enumerable properties, with
- * shared functions (so all blocks keep one hidden class): a spread copy gets their values; a
- * copy made from the property descriptors (BlockNode.withBreakpoint) keeps them lazy.
- */
-const TEXT: PropertyDescriptor = {
-  get(this: Parts): string {
-    const b = this[UTF8];
-    if (b) return partsText(b);
-    return this[HEAD] + JSON.stringify(this[VALUE]) + this[TAIL];
-  },
-  enumerable: true,
-  configurable: true,
-};
-/** TEXT for a block standing for several content elements (VALUE is their array, written without its brackets). */
-const GROUP_TEXT: PropertyDescriptor = {
-  get(this: Parts): string {
-    const b = this[UTF8];
-    if (b) return partsText(b);
-    return this[HEAD] + JSON.stringify(this[VALUE]).slice(1, -1) + this[TAIL];
-  },
-  enumerable: true,
-  configurable: true,
-};
-/** `path`: built on each access from the message path and the element range (see MESSAGE). */
-const PATH: PropertyDescriptor = {
-  get(this: PathParts): string {
-    const first = this[FIRST];
-    if (first < 0) return this[MESSAGE];
-    const last = this[LAST];
-    return last === first ? `${this[MESSAGE]}.content[${first}]` : `${this[MESSAGE]}.content[${first}…${last}]`;
-  },
-  enumerable: true,
-  configurable: true,
-};
-const BYTES: PropertyDescriptor = {
-  get(this: Block & Parts): Uint8Array {
-    // A copy either way: a caller may keep or change what it gets.
-    const b = this[UTF8];
-    if (!b) return Buffer.from(this.text!, 'utf8');
-    return Buffer.concat(b.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
-  },
-  enumerable: true,
-  configurable: true,
-};
-
-/**
  * A reconstructed messages-segment block: `head + JSON.stringify(value) + tail`, serialized on
  * each access of `text` (and `bytes`), so the block holds no copy of the transcript.
  */
 class MessageBlock implements Block {
   readonly segment = 'messages';
-  declare readonly path: string;
   declare startPath?: string;
   declare role?: string;
   declare origin?: string;
   declare breakpoint?: CacheBreakpoint;
-  declare readonly text: string;
-  declare readonly bytes: Uint8Array;
   readonly [MESSAGE]: string;
   readonly [FIRST]: number;
   readonly [LAST]: number;
@@ -534,7 +526,7 @@ class MessageBlock implements Block {
   [VALUE]: unknown;
   [TAIL]: string;
   [UTF8]: readonly BlockPart[] | undefined = undefined;
-  declare readonly [GROUP]?: true;
+  readonly [GROUP]: boolean;
 
   /**
    * @param message path of the message, e.g. `messages[4]`
@@ -557,21 +549,41 @@ class MessageBlock implements Block {
     this[FIRST] = first;
     this[LAST] = last;
     this[HEAD] = head;
-    if (group) this[GROUP] = true;
+    this[GROUP] = group;
     this[VALUE] = value;
     this[TAIL] = tail;
-    Object.defineProperty(this, 'path', PATH);
     // The first element's bytes begin at the message (its envelope is folded in).
     if (first === 0) this.startPath = message;
-    Object.defineProperty(this, 'text', group ? GROUP_TEXT : TEXT);
-    Object.defineProperty(this, 'bytes', BYTES);
     if (role) this.role = role;
     if (origin) this.origin = origin;
   }
 
+  /** JSON path, built on each access from the message path and the element range (see MESSAGE). */
+  get path(): string {
+    const first = this[FIRST];
+    if (first < 0) return this[MESSAGE];
+    const last = this[LAST];
+    return last === first ? `${this[MESSAGE]}.content[${first}]` : `${this[MESSAGE]}.content[${first}…${last}]`;
+  }
+
+  /** The canonical text, serialized on each access (a group's VALUE is its elements' array, written without its brackets). */
+  get text(): string {
+    const b = this[UTF8];
+    if (b) return partsText(b);
+    const json = JSON.stringify(this[VALUE]);
+    return this[HEAD] + (this[GROUP] ? json.slice(1, -1) : json) + this[TAIL];
+  }
+
+  /** The canonical bytes: a new copy on each access (a caller may keep or change what it gets). */
+  get bytes(): Uint8Array {
+    const b = this[UTF8];
+    if (!b) return Buffer.from(this.text, 'utf8');
+    return Buffer.concat(b.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)));
+  }
+
   /** The same block (same parts, still lazy, or the same compacted bytes), breakpoint included. */
   [COPY_BLOCK](): Block {
-    const b = new MessageBlock(this.item, this[MESSAGE], this[FIRST], this[LAST], this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP] === true);
+    const b = new MessageBlock(this.item, this[MESSAGE], this[FIRST], this[LAST], this.role ?? '', this.origin, this[HEAD], this[VALUE], this[TAIL], this[GROUP]);
     b[UTF8] = this[UTF8];
     if (this.breakpoint) b.breakpoint = this.breakpoint;
     return b;
@@ -589,7 +601,7 @@ class MessageBlock implements Block {
   [COMPACT](shared: Map<unknown, Array<{ head: string; tail: string; group: boolean; bytes: readonly BlockPart[] }>>, size: number): void {
     if (this[UTF8] || size < COMPACT_CHARS) return;
     const value = this[VALUE];
-    const group = this[GROUP] === true;
+    const group = this[GROUP];
     const head = this[HEAD];
     const tail = this[TAIL];
     const literal = group ? undefined : literalParts(value);

@@ -23,7 +23,7 @@
  * appends to the system prompt of the requests of that turn (reference/opencode.md §2.1), gives
  * those requests a head of their own that carries the text.
  */
-import { append, type BlockNode } from '../../core/chain.js';
+import { append, blockWithBreakpoint, type BlockNode } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, TranscriptEvent, Usage } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
@@ -504,7 +504,7 @@ function markLastMessages(tail: BlockNode, count: number): BlockNode {
   nodes.forEach((node, i) => {
     const b = node.block;
     const lastOfItem = i === nodes.length - 1 || nodes[i + 1].block.item !== b.item;
-    out = append(out, lastOfItem ? { ...b, breakpoint: { ttlSeconds: 300 } } : b);
+    out = append(out, lastOfItem ? blockWithBreakpoint(b, { ttlSeconds: 300 }) : b);
   });
   return out ?? tail;
 }

@@ -271,8 +271,22 @@ function normalizeToolCallId(id: string, ctx: EncodeContext, source: AssistantMe
   }
 }
 
-/** `transformMessages` first pass for one assistant message, for the request's model. */
-function transformAssistant(m: AssistantMessage, ctx: EncodeContext): { content: ContentBlock[]; idMap: Map<string, string> | null } {
+/** A block transformAssistant drops for the message's own model: thinking, not redacted, unsigned, blank. */
+const droppedWhenSame = (b: ContentBlock): boolean => isThinking(b) && !b.redacted && !b.thinkingSignature && (!b.thinking || b.thinking.trim() === '');
+
+/**
+ * `transformMessages` first pass for one assistant message, for the request's model: for its own
+ * model, when no block is dropped, the message's content itself (as transformBlocks would give it,
+ * in a new array); else transformBlocks.
+ */
+export function transformAssistant(m: AssistantMessage, ctx: EncodeContext): { content: ContentBlock[]; idMap: Map<string, string> | null } {
+  const same = m.provider === ctx.provider && m.api === ctx.api && m.model === ctx.model;
+  if (same && !m.content.some(droppedWhenSame)) return { content: m.content, idMap: null };
+  return transformBlocks(m, ctx);
+}
+
+/** transformAssistant block by block (the straightforward way, for every message). */
+export function transformBlocks(m: AssistantMessage, ctx: EncodeContext): { content: ContentBlock[]; idMap: Map<string, string> | null } {
   const same = m.provider === ctx.provider && m.api === ctx.api && m.model === ctx.model;
   let idMap: Map<string, string> | null = null;
   const content = m.content.flatMap((b): ContentBlock[] => {
@@ -414,8 +428,20 @@ export class PiEncoder {
     return m;
   }
 
+  /** contextKey of the last context asked for (requests mostly follow one model). */
+  private lastCtx: EncodeContext | null = null;
+  private lastKey = '';
+
+  /** contextKey(ctx), without building it again for a context equal to the last one. */
+  private keyOf(ctx: EncodeContext): string {
+    const l = this.lastCtx;
+    if (l !== null && (l === ctx || (l.api === ctx.api && l.provider === ctx.provider && l.model === ctx.model))) return this.lastKey;
+    this.lastCtx = ctx;
+    return (this.lastKey = contextKey(ctx));
+  }
+
   private head(ctx: EncodeContext): EncState {
-    const key = contextKey(ctx);
+    const key = this.keyOf(ctx);
     let s = this.headStates.get(key);
     if (!s) {
       const node = ctx.api === 'anthropic-messages' ? this.headCached : this.headPlain;
@@ -433,7 +459,7 @@ export class PiEncoder {
 
   /** Encoder state after `rec` (its whole context); iterative, memoized per entry and context. */
   private stateAt(rec: PiEntryRec | null, ctx: EncodeContext): EncState {
-    const memo = this.memo(contextKey(ctx));
+    const memo = this.memo(this.keyOf(ctx));
     const todo: PiEntryRec[] = [];
     let base: EncState | undefined;
     const branches = this.branches;
@@ -505,12 +531,15 @@ export class PiEncoder {
       s.flushed = s;
       return s;
     }
-    const seen = new Set(s.seen);
-    const synthetic: ToolResultMessage[] = s.calls
-      .filter((c) => !seen.has(c.id))
-      .map((c) => ({ role: 'toolResult', toolCallId: c.id, toolName: c.name, content: [{ type: 'text', text: 'No result provided' }], isError: true }));
-    let t: EncState = encState(s.node, s.items, s.msgIndex + synthetic.length, [], [], [], s.idMap, s.last);
-    const run = [...s.pending, ...synthetic];
+    // Usually every call has its result: no synthetic ones, and the run is the pending list.
+    const seen = s.calls.length > 16 ? new Set(s.seen) : null;
+    let synthetic: ToolResultMessage[] | null = null;
+    for (const c of s.calls) {
+      if (seen ? seen.has(c.id) : s.seen.includes(c.id)) continue;
+      (synthetic ??= []).push({ role: 'toolResult', toolCallId: c.id, toolName: c.name, content: [{ type: 'text', text: 'No result provided' }], isError: true });
+    }
+    let t: EncState = encState(s.node, s.items, s.msgIndex + (synthetic?.length ?? 0), [], [], [], s.idMap, s.last);
+    const run = synthetic ? [...s.pending, ...synthetic] : s.pending;
     if (run.length > 0) t = this.encodeRun(t, run, ctx);
     t.flushed = t;
     s.flushed = t;
@@ -673,7 +702,7 @@ export class PiEncoder {
   }
 
   /** A run of consecutive tool results, as the API sends it. */
-  private encodeRun(s: EncState, run: ToolResultMessage[], ctx: EncodeContext): EncState {
+  private encodeRun(s: EncState, run: readonly ToolResultMessage[], ctx: EncodeContext): EncState {
     switch (ctx.api) {
       case 'anthropic-messages':
         return this.append(
@@ -965,6 +994,8 @@ export class PiRequestBuilder {
       const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {}, own);
       if (note) notes.push(note);
       const usage = m.stopReason === 'error' && isZero(m.usage) ? null : usageOf(m.usage);
+      // Pi appends the assistant entry when the message ends: the response's end.
+      const ended = isoMs(rec.timestamp);
       const req: LlmRequest = {
         index: requests.length + 1,
         source: { file: read.file, line: rec.line },
@@ -972,7 +1003,7 @@ export class PiRequestBuilder {
         model: m.model,
         api: m.api,
         kind: 'agent',
-        timeMs: m.timestamp ?? isoMs(rec.timestamp),
+        timeMs: m.timestamp ?? ended,
         evidence: 'reconstructed',
         usage,
         tail: node,
@@ -980,8 +1011,6 @@ export class PiRequestBuilder {
         notes,
       };
       if (m.responseId) req.responseId = m.responseId;
-      // Pi appends the assistant entry when the message ends: the response's end.
-      const ended = isoMs(rec.timestamp);
       if (ended !== null && Number.isFinite(ended) && req.timeMs !== null && ended >= req.timeMs) req.responseEndMs = ended;
       if (m.api === 'openai-responses') req.cacheKey = piSessionId(read);
       if (prices) req.prices = prices;
@@ -999,11 +1028,49 @@ function isZero(u: PiUsage | undefined): boolean {
   return !u || (u.input === 0 && u.output === 0 && u.cacheRead === 0 && u.cacheWrite === 0);
 }
 
-/** ms since epoch of an ISO timestamp, or null. */
+/** ms since epoch of an ISO timestamp, or null. Pi's own form is read without Date.parse (fixedIsoMs). */
 export function isoMs(iso: string | undefined): number | null {
   if (!iso) return null;
+  const fixed = fixedIsoMs(iso);
+  if (fixed !== undefined) return fixed;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? null : t;
+}
+
+/** Digit value of `s` at `i` (0–9), else a negative number or one above 9. */
+const digitAt = (s: string, i: number): number => s.charCodeAt(i) - 48;
+
+/** The number written by the decimal digits s[from, to), or -1 when one is not a digit. */
+function digits(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = digitAt(s, i);
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * ms since epoch of a timestamp in the form Pi writes (`Date.toISOString`:
+ * `YYYY-MM-DDTHH:MM:SS.sssZ`, 24 characters), `Date.parse`'s value without its general parser;
+ * undefined for any other text, and for values Date.parse would treat in a way of its own (a year
+ * before 1970, day 29–31, hour 24, second 60, a month out of range): the caller then asks
+ * Date.parse. Tested against Date.parse on every fixture's timestamps (test/unit/pi/iso-time.test.ts).
+ */
+export function fixedIsoMs(s: string): number | undefined {
+  if (s.length !== 24 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45 || s.charCodeAt(10) !== 84 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 || s.charCodeAt(19) !== 46 || s.charCodeAt(23) !== 90) {
+    return undefined;
+  }
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 7);
+  const day = digits(s, 8, 10);
+  const hour = digits(s, 11, 13);
+  const minute = digits(s, 14, 16);
+  const second = digits(s, 17, 19);
+  const ms = digits(s, 20, 23);
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 
 /**

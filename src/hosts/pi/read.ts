@@ -14,7 +14,7 @@
  * types stay in the tree (so their children keep their path) and are counted in `ignored`.
  */
 import type { z } from 'zod';
-import { readJsonLines, type JsonLineResult } from '../lines.js';
+import { readJsonLineBatches, type JsonLineResult } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
@@ -35,6 +35,7 @@ import {
 } from './schema.js';
 import { JsonLiteral, LITERAL_CHARS, literalOf } from '../../core/literal.js';
 import { piSessionIdOfFile } from './locate.js';
+import { contentTextSpans } from './rawtext.js';
 
 /**
  * The diagnostic of a file of 0 bytes or only blank lines. Pi writes a session file only once it
@@ -169,9 +170,11 @@ export async function readPiFile(file: string): Promise<PiRead> {
   const raws: RawLine[] = [];
   let lines = 0;
   try {
-    for await (const r of readJsonLines(file)) {
-      lines++;
-      collectLine(file, r, raws, diagnostics);
+    for await (const batch of readJsonLineBatches(file)) {
+      for (const r of batch) {
+        lines++;
+        collectLine(file, r, raws, diagnostics);
+      }
     }
   } catch (e) {
     diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
@@ -192,7 +195,7 @@ export function collectLine(file: string, r: JsonLineResult, raws: RawLine[], di
     return;
   }
   const obj = r.value as Record<string, unknown>;
-  const message = toolResultOf(obj);
+  const message = toolResultOf(obj, r.bytes);
   raws.push(message ? { line: r.line, obj, message } : { line: r.line, obj });
 }
 
@@ -200,14 +203,16 @@ export function collectLine(file: string, r: JsonLineResult, raws: RawLine[], di
  * A tool-result message entry's message, validated (the fast check only: anything else is left
  * to toRec's schemas) and with its long texts held as JsonLiterals right away, so the line's
  * strings die young instead of living until the whole file is read; else undefined.
+ * @param bytes the line's bytes when it was read as valid UTF-8 (JsonLineResult.bytes): the
+ *   literals are then copied from them where they are written as JSON.stringify writes them
  */
-function toolResultOf(obj: Record<string, unknown>): ToolResultMessage | undefined {
+function toolResultOf(obj: Record<string, unknown>, bytes: Uint8Array | undefined): ToolResultMessage | undefined {
   if (obj.type !== 'message') return undefined;
   const m = obj.message as Record<string, unknown> | null | undefined;
   if (!m || typeof m !== 'object' || Array.isArray(m) || m.role !== 'toolResult') return undefined;
   const msg = fastAgentMessage(m);
   if (msg?.role !== 'toolResult') return undefined;
-  holdLiterals(msg);
+  holdLiterals(msg, bytes);
   return msg;
 }
 
@@ -421,11 +426,20 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
 
 /**
  * Long tool-result texts as JsonLiterals (core/literal.ts): held at ~1 byte per character, and
- * shared by the request blocks built from them (the bulk of a long session's bytes).
+ * shared by the request blocks built from them (the bulk of a long session's bytes). With the
+ * line's bytes (`line`), a literal written there as JSON.stringify writes it is copied from them
+ * (rawtext.ts) instead of serialized and encoded again: the same bytes (literalOf's), tested on
+ * every tool result of the fixtures and generated sessions (test/unit/pi/raw-literals.test.ts).
  */
-function holdLiterals(m: ToolResultMessage): void {
-  for (const b of m.content) {
-    if (b.type === 'text' && typeof b.text === 'string' && b.text.length >= LITERAL_CHARS) (b as { text: string | JsonLiteral }).text = literalOf(b.text);
+export function holdLiterals(m: ToolResultMessage, line?: Uint8Array): void {
+  const content = m.content;
+  let spans: Int32Array | null | undefined;
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i];
+    if (b.type !== 'text' || typeof b.text !== 'string' || b.text.length < LITERAL_CHARS) continue;
+    if (line && spans === undefined) spans = contentTextSpans(line, content.length);
+    const start = spans ? spans[2 * i] : -1;
+    (b as { text: string | JsonLiteral }).text = start >= 0 ? new JsonLiteral(Buffer.from(line!.subarray(start, spans![2 * i + 1])), b.text.length) : literalOf(b.text);
   }
 }
 
