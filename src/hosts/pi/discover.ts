@@ -26,6 +26,8 @@ export interface PiPeek {
   firstLineIsJson: boolean;
   title: string | null;
   firstPrompt: string | null;
+  /** True when the whole file is whitespace (0 bytes or only blank lines): nothing any host wrote. */
+  blank: boolean;
 }
 
 function promptOf(entry: Record<string, unknown>): string | null {
@@ -80,6 +82,7 @@ export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
     firstLineIsJson: h !== undefined,
     title,
     firstPrompt,
+    blank: size <= PEEK_BYTES && head.toString('utf8').trim() === '',
   };
 }
 
@@ -87,8 +90,9 @@ export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
  * The SessionRef of a Pi file, or null when the file is not one. `claim` (registry Claim): `named`
  * = the user named the file itself: then anything ending in `.jsonl` is read, and its problems
  * become diagnostics. When walking a folder (`walk`), a `.jsonl` whose first line is JSON but not a
- * Pi header belongs to another tool (e.g. Claude Code transcripts) and is not claimed; one whose
- * first line is not JSON at all is claimed, so a damaged session is reported rather than hidden.
+ * Pi header belongs to another tool (e.g. Claude Code transcripts) and is not claimed, nor is an
+ * empty one (0 bytes or only whitespace); one whose first line is not JSON at all is claimed, so a
+ * damaged session is reported rather than hidden.
  * A file an editor opened (`opened`) is claimed only with a Pi header.
  * @param cwdFromDir working directory decoded from the `--<cwd>--` folder, when the header has none
  */
@@ -106,7 +110,7 @@ export async function piRef(file: string, claim: Claim): Promise<SessionRef | nu
   // says so itself (open.ts).
   const special = !st.isFile();
   if (special && claim !== 'walk') return null;
-  let peek: PiPeek = { header: null, firstLineIsJson: false, title: null, firstPrompt: null };
+  let peek: PiPeek = { header: null, firstLineIsJson: false, title: null, firstPrompt: null, blank: false };
   if (!special) {
     try {
       peek = await peekPiFile(file, st.size);
@@ -115,6 +119,9 @@ export async function piRef(file: string, claim: Claim): Promise<SessionRef | nu
     }
   }
   if (!explicit && !peek.header && (peek.firstLineIsJson || claim === 'opened')) return null;
+  // An empty file met in a walk is no session of any host (a tool that crashed before its first
+  // line, a placeholder): skipped, as another tool's file is. Named, it is read and reported.
+  if (claim === 'walk' && peek.blank) return null;
   return {
     host: 'pi',
     key: file,
