@@ -311,13 +311,23 @@ class ShapeEncoder {
    */
   private blocks: Array<{ w: Wrapped; offset: number; blocks: Block[] }> = [];
 
-  constructor(private readonly shape: SystemShape) {}
+  /** The head built for the last call's system items (the same array: unchanged), API and model. */
+  private lastHead: { sys: readonly SysItem[]; api: string; model: string; head: BlockNode | null } | null = null;
+
+  /** @param memo false: the head replayed and the messages rebuilt on every call (the straightforward walk) */
+  constructor(
+    private readonly shape: SystemShape,
+    private readonly memo = true,
+  ) {}
 
   /**
-   * @param sys the system items of `items`, in order
-   * @param changedFrom lowest index of `items` changed (inserted, replaced) since the last call
+   * The head chain (system block and tools) of the replayed system items: built once per distinct
+   * head (`heads`), and replayed only when the system items changed since the last call (`sys` is a
+   * new array then: normalizePd's sysItems), not on every request.
    */
-  chain(items: readonly Item[], sys: readonly SysItem[], changedFrom: number, api: string, model: string): BlockNode | null {
+  private headOf(sys: readonly SysItem[], api: string, model: string): BlockNode | null {
+    const last = this.lastHead;
+    if (this.memo && last && last.sys === sys && last.api === api && last.model === model) return last.head;
     const anthropic = api === 'anthropic-messages';
     const state = replay(sys.map((s) => s.sm));
     const headState = this.shape === 'collapsed' || !sys.length ? state : { ...replay([sys[0].sm]), tools: state.tools };
@@ -340,8 +350,19 @@ class ShapeEncoder {
       head = chainOf(blocks);
       this.heads.set(key, head);
     }
+    this.lastHead = { sys, api, model, head };
+    return head;
+  }
+
+  /**
+   * @param sys the system items of `items`, in order
+   * @param changedFrom lowest index of `items` changed (inserted, replaced) since the last call
+   */
+  chain(items: readonly Item[], sys: readonly SysItem[], changedFrom: number, api: string, model: string): BlockNode | null {
+    const anthropic = api === 'anthropic-messages';
+    const head = this.headOf(sys, api, model);
     // The message list, redone from the first changed item.
-    const from = Math.min(changedFrom, this.wrappedAt.length - 1);
+    const from = this.memo ? Math.min(changedFrom, this.wrappedAt.length - 1) : 0;
     const kept = this.wrappedAt[from];
     this.wrapped.length = kept;
     this.wrappedAt.length = from;
@@ -386,13 +407,26 @@ class ShapeEncoder {
  * Normalizes a read transcript.
  * @param route the route flag lookup (pi.sqlite `models`)
  * @param fallback provider and model of the session row, for rows without meta
+ * @param fromScratch every request's system items, deltas, heads and messages found and built
+ *   again from all items (the straightforward walk the carried state must equal;
+ *   test/unit/pi-desktop/request-state.test.ts)
  */
-export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provider: string | null; model: string | null } = { provider: null, model: null }): PdNormalized {
+export function normalizePd(
+  read: PdRead,
+  route: RouteLookup,
+  fallback: { provider: string | null; model: string | null } = { provider: null, model: null },
+  fromScratch = false,
+): PdNormalized {
   const file = read.file;
   const out: PdNormalized = { requests: [], events: [], turnLines: [], subagents: [], sums: { uncached: 0, output: 0 }, diagnostics: [], ignored: {} };
   let items: Item[] = [];
+  /** The system items of `items`, in order: a new array whenever they change (the encoders compare it by identity). */
+  let sysItems: SysItem[] = [];
+  /** How many of `sysItems` no request has sent yet (their deltas go to the next request). */
+  let unsent = 0;
+  const systemItems = () => (fromScratch ? items.filter((i): i is SysItem => i.kind === 'sys') : sysItems);
   const seen = new Set<string>();
-  const enc = { collapsed: new ShapeEncoder('collapsed'), 'mid-conversation': new ShapeEncoder('mid-conversation') } as const;
+  const enc = { collapsed: new ShapeEncoder('collapsed', !fromScratch), 'mid-conversation': new ShapeEncoder('mid-conversation', !fromScratch) } as const;
   const ctx: Context = { last: null, lastTask: null, subagentSince: null };
   const subs = new Map<string, { agentName: string; rows: Array<{ row: PdMessage; line: number }> }>();
   let lastTime: number | null = null;
@@ -408,7 +442,7 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
     const compat = route(provider, model);
     const used: SystemShape = compat ? (compat.supportsMidConvoSystemMessages ? 'mid-conversation' : 'collapsed') : 'collapsed';
     const other: SystemShape = used === 'collapsed' ? 'mid-conversation' : 'collapsed';
-    const sys = items.filter((i): i is SysItem => i.kind === 'sys');
+    const sys = systemItems();
     const tail = enc[used].chain(items, sys, changedFrom, api, model);
     const alternate = enc[other].chain(items, sys, changedFrom, api, model);
     changedFrom = items.length;
@@ -436,10 +470,13 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
     if (end !== null) req.responseEndMs = end;
     if (error) req.error = error;
     const deltas: SystemDelta[] = [];
-    for (const it of items) {
-      if (it.kind !== 'sys' || it.sent) continue;
-      it.sent = true;
-      if (it.delta) deltas.push(it.delta);
+    if (unsent || fromScratch) {
+      for (const it of sys) {
+        if (it.sent) continue;
+        it.sent = true;
+        if (it.delta) deltas.push(it.delta);
+      }
+      unsent = 0;
     }
     if (deltas.length) req.systemDeltas = deltas;
     out.requests.push(req);
@@ -453,8 +490,8 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
       return;
     }
     seen.add(json);
-    const before = replay(items.filter((i): i is SysItem => i.kind === 'sys').map((s) => s.sm));
-    const isFirst = !items.some((i) => i.kind === 'sys');
+    const before = replay(systemItems().map((s) => s.sm));
+    const isFirst = !systemItems().length;
     const sections = sectionDeltas(before, r.message);
     const toolsAdded = (r.message.toolsAdded ?? []).map((t) => t.name);
     const toolsRemoved = (r.message.toolsRemoved ?? []).map((t) => t.name);
@@ -477,6 +514,8 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
       out.diagnostics.push({ file, line: r.line, severity: 'warning', message: `system row ${r.row.id}: afterMessageId ${a} is not in the context before it; placed where the row stands` });
     }
     items.splice(at, 0, item);
+    sysItems = items.filter((i): i is SysItem => i.kind === 'sys');
+    unsent++;
     changedFrom = Math.min(changedFrom, at);
     ctx.subagentSince = null;
   };
@@ -499,8 +538,7 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
         out.sums.output += u.output;
         emit(r.line, 'summary', u, lastTime, t, undefined, 'compaction call: the summarization prompt is not recorded; its prefix is the conversation it summarized');
       }
-      const sysItems = items.filter((i): i is SysItem => i.kind === 'sys');
-      const state = replay(sysItems.map((s) => s.sm));
+      const state = replay(systemItems().map((s) => s.sm));
       let checkpoint: SystemMessage;
       if (r.checkpoint) checkpoint = r.checkpoint;
       else {
@@ -527,12 +565,14 @@ export function normalizePd(read: PdRead, route: RouteLookup, fallback: { provid
         line: r.line,
         sm: checkpoint,
         inPlace: { obj: { role: 'system', content: inPlaceText(checkpoint) } },
-        delta: sysItems.length
+        delta: systemItems().length
           ? { line: r.line, id: c.id, sections: changed, toolsAdded: [], toolsRemoved: [], cause: { kind: 'compaction-checkpoint' as DeltaCauseKind, detail: `compaction ${c.id} folded the system messages into one checkpoint${changed.length ? ` (${changed.map((s) => `${s.name} ${s.change}`).join(', ')})` : ''}` } }
           : null,
         sent: false,
       };
       changedFrom = 0;
+      sysItems = [cp];
+      unsent = 1;
       items = [cp, { kind: 'msg', id: `${c.id}:summary`, line: r.line, wrapped: [{ obj: { role: 'user', content: [{ type: 'text', text: c.summary }] }, origin: 'compaction-summary' }] }, ...kept];
       out.events.push({ kind: 'compaction', line: r.line, timeMs: t });
       ctx.last = null;
