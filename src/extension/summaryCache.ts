@@ -3,9 +3,16 @@
  * (`session-summaries.json`). An entry is used only when the session's file still has the same
  * size, mtime and registry stamp (OpenCode: the session's row counts and update times) AND the same content check (SHA-256 of its first and last 4 KiB), so a file
  * rewritten within the same mtime tick, or copied with its mtime kept, is analyzed again.
+ *
+ * The file is shared by every VS Code window (one extension host each). A save writes a temp file
+ * and renames it over the file (a reader never sees a torn file), under a lock file
+ * (`session-summaries.json.lock`, taken over when older than LOCK_STALE_MS), and merges what
+ * another window saved since: the entries this window did not set are taken from the file, so two
+ * windows saving do not drop each other's summaries. A file that does not parse, or an entry of
+ * another shape, is ignored (counted in `stats.dropped`) and rewritten at the next save.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
@@ -53,7 +60,8 @@ function lastOf(r: SessionReport): SessionSummary['last'] {
   return q ? { index: q.index, verdict: q.verdict, lostTokens: q.lostTokens } : null;
 }
 
-interface Entry {
+/** One saved summary and what it is valid for. */
+export interface Entry {
   size: number;
   mtimeMs: number;
   /** The registry's content identity within a shared file (OpenCode rows), when any. */
@@ -67,6 +75,52 @@ interface Entry {
 const CHECK_BYTES = 4096;
 /** Bump when SessionSummary or the analysis changes meaning: old entries are dropped. */
 const FORMAT = 2;
+/** A lock file older than this (ms) is a save that died: it is taken over. */
+const LOCK_STALE_MS = 10_000;
+/** How long a save waits for another window's lock (ms) before it writes anyway (still atomically). */
+const LOCK_WAIT_MS = 2_000;
+
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isNumOrNull = (v: unknown): boolean => v === null || isNum(v);
+
+/** Whether `v` has the shape of an Entry (the file is shared and may be of another build, or damaged). */
+function isEntry(v: unknown): v is Entry {
+  if (!v || typeof v !== 'object') return false;
+  const e = v as Record<string, unknown>;
+  if (!isNum(e.size) || !isNum(e.mtimeMs) || typeof e.check !== 'string') return false;
+  if (e.stamp !== undefined && typeof e.stamp !== 'string') return false;
+  if (e.basis !== undefined && typeof e.basis !== 'string') return false;
+  const t = e.summary as Record<string, unknown> | null;
+  if (!t || typeof t !== 'object') return false;
+  const counts = ['requests', 'breaks', 'misses', 'cacheRead', 'cacheWrite', 'uncached', 'lostTokens', 'costUSD', 'errors'];
+  if (!counts.every((k) => isNum(t[k])) || !isNumOrNull(t.hitRate) || (t.title !== null && typeof t.title !== 'string')) return false;
+  const last = t.last as Record<string, unknown> | null;
+  return last === null || (!!last && typeof last === 'object' && isNum(last.index) && typeof last.verdict === 'string' && isNum(last.lostTokens));
+}
+
+/**
+ * The entries of a saved file's text: those of the current format that have an Entry's shape.
+ * `dropped`: entries (or, for text that does not parse or is of another shape, 1 for the file) left out.
+ */
+export function parseEntries(text: string): { entries: Map<string, Entry>; dropped: number } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { entries: new Map(), dropped: 1 };
+  }
+  const d = data as { format?: unknown; entries?: unknown } | null;
+  if (!d || typeof d !== 'object' || !d.entries || typeof d.entries !== 'object' || Array.isArray(d.entries)) return { entries: new Map(), dropped: 1 };
+  // Another format version: its entries mean something else, dropped silently (not damage).
+  if (d.format !== FORMAT) return { entries: new Map(), dropped: 0 };
+  const entries = new Map<string, Entry>();
+  let dropped = 0;
+  for (const [k, e] of Object.entries(d.entries as Record<string, unknown>)) {
+    if (isEntry(e)) entries.set(k, e);
+    else dropped++;
+  }
+  return { entries, dropped };
+}
 
 /** SHA-256 (hex) of the first and last 4 KiB of a file of `size` bytes. @throws on read errors */
 export async function contentCheck(path: string, size: number): Promise<string> {
@@ -93,9 +147,13 @@ export class SummaryCache {
   private loaded: Promise<void> | undefined;
   /** The last save (saves are chained so two never race on the file). */
   private saving: Promise<void> = Promise.resolve();
-  private writes = 0;
-  /** Lookups answered from the cache / recomputed, for the log and tests. */
-  readonly stats = { hits: 0, misses: 0 };
+  /** Keys set since the last save: this window's, written over what another window saved for them. */
+  private dirty = new Set<string>();
+  /**
+   * Lookups answered from the cache / recomputed; entries (or damaged files) ignored when read;
+   * saves that found another window's lock still held after LOCK_WAIT_MS. For the log and tests.
+   */
+  readonly stats = { hits: 0, misses: 0, dropped: 0, lockTimeouts: 0 };
 
   /**
    * @param dir the extension's global storage folder
@@ -119,12 +177,22 @@ export class SummaryCache {
   }
 
   private async read(): Promise<void> {
+    const saved = await this.readFile();
+    // Entries set before the load finished (none in practice: `get` waits for it) win.
+    for (const [k, e] of saved) if (!this.entries.has(k)) this.entries.set(k, e);
+  }
+
+  /** The valid entries of the file as it is now (missing, unreadable or damaged: none). */
+  private async readFile(): Promise<Map<string, Entry>> {
+    let text: string;
     try {
-      const data = JSON.parse(await readFile(this.file, 'utf8')) as { format: number; entries: Record<string, Entry> };
-      if (data.format === FORMAT) this.entries = new Map(Object.entries(data.entries));
+      text = await readFile(this.file, 'utf8');
     } catch {
-      this.entries = new Map();
+      return new Map();
     }
+    const { entries, dropped } = parseEntries(text);
+    this.stats.dropped += dropped;
+    return entries;
   }
 
   /**
@@ -161,7 +229,8 @@ export class SummaryCache {
     } catch {
       return;
     }
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, stamp: ref.stamp, check, basis, summary });
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, basis, summary });
+    this.dirty.add(ref.key);
     this.scheduleSave();
   }
 
@@ -169,21 +238,69 @@ export class SummaryCache {
     if (this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
-      void this.save();
+      // A failed save (disk full, folder gone) loses nothing shown: the next set saves again.
+      this.save().catch(() => undefined);
     }, 1000);
   }
 
-  /** Writes the cache now (atomically: temp file + rename); saves run one after another, each with its own temp file. */
+  /**
+   * Writes the cache now: under the lock, merged with what another window saved (the entries this
+   * one did not set since its last save are taken from the file), to a temp file of its own that
+   * is renamed over the file. Saves of this instance run one after another.
+   * @throws on write errors (the entries stay to be saved next time)
+   */
   save(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     const run = async () => {
       await mkdir(this.dir, { recursive: true });
-      const tmp = `${this.file}.${process.pid}.${++this.writes}.tmp`;
-      await writeFile(tmp, JSON.stringify({ format: FORMAT, entries: Object.fromEntries(this.entries) }));
-      await rename(tmp, this.file);
+      const release = await this.lock();
+      const written = new Set(this.dirty);
+      try {
+        for (const [k, e] of await this.readFile()) if (!this.dirty.has(k)) this.entries.set(k, e);
+        const tmp = `${this.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+        try {
+          await writeFile(tmp, JSON.stringify({ format: FORMAT, entries: Object.fromEntries(this.entries) }));
+          await rename(tmp, this.file);
+        } catch (e) {
+          await rm(tmp, { force: true }).catch(() => undefined);
+          throw e;
+        }
+        for (const k of written) this.dirty.delete(k);
+      } finally {
+        await release();
+      }
     };
     this.saving = this.saving.then(run, run);
     return this.saving;
+  }
+
+  /**
+   * Takes the lock file (created exclusively; one older than LOCK_STALE_MS is taken over), waiting
+   * up to LOCK_WAIT_MS for another window's. Resolves with its release; after the wait, without
+   * the lock (the write is still atomic, only a concurrent save's entries may be missed).
+   */
+  private async lock(): Promise<() => Promise<void>> {
+    const path = `${this.file}.lock`;
+    const t0 = Date.now();
+    for (;;) {
+      try {
+        const fh = await open(path, 'wx');
+        await fh.close();
+        return () => rm(path, { force: true }).catch(() => undefined);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return async () => undefined;
+      }
+      const st = await stat(path).catch(() => undefined);
+      if (st && Date.now() - st.mtimeMs > LOCK_STALE_MS) {
+        await rm(path, { force: true }).catch(() => undefined);
+        continue;
+      }
+      if (Date.now() - t0 > LOCK_WAIT_MS) {
+        this.stats.lockTimeouts++;
+        return async () => undefined;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
   }
 }

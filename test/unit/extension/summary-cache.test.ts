@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SessionRef } from '../../../src/hosts/registry.js';
+import { SummaryCache, parseEntries, type SessionSummary } from '../../../src/extension/summaryCache.js';
+
+/** A summary as the Sessions view keeps it (the figures of the main Pi recording). */
+const summary = (requests: number): SessionSummary => ({
+  title: 'pi lab session',
+  requests,
+  breaks: 3,
+  misses: 0,
+  hitRate: 0.6355811093755193,
+  cacheRead: 19124,
+  cacheWrite: 4994,
+  uncached: 5971,
+  lostTokens: 0,
+  costUSD: 0,
+  errors: 0,
+  last: { index: requests, verdict: 'break', lostTokens: 0 },
+});
+
+describe('Sessions view summary cache (session-summaries.json)', () => {
+  let dir: string;
+  let sessions: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'prefix-lens-summaries-'));
+    sessions = join(dir, 'sessions');
+    mkdirSync(sessions);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A session file of `text` and its ref as a listing gives it. */
+  const session = (name: string, text: string): SessionRef => {
+    const path = join(sessions, name);
+    writeFileSync(path, text);
+    const st = statSync(path);
+    return { host: 'pi', key: path, path, id: name, title: null, firstPrompt: null, project: null, mtimeMs: st.mtimeMs, size: st.size, parentId: null };
+  };
+  const storage = () => join(dir, 'storage');
+  const file = () => join(storage(), 'session-summaries.json');
+  const saved = () => JSON.parse(readFileSync(file(), 'utf8')) as { format: number; entries: Record<string, { summary: SessionSummary }> };
+
+  it('an entry is validated by content: the file rewritten with the same size and mtime is a miss', async () => {
+    const ref = session('a.jsonl', `${'{"type":"session"}\n'.repeat(600)}`);
+    const cache = new SummaryCache(storage());
+    await cache.set(ref, summary(13));
+    assert.deepEqual(await cache.get(ref), summary(13));
+    // One byte in the head changed, size and mtime put back (a restored backup, a copy keeping mtime).
+    writeFileSync(ref.path, `{"type":"sessioN"}\n${'{"type":"session"}\n'.repeat(599)}`);
+    utimesSync(ref.path, new Date(ref.mtimeMs), new Date(ref.mtimeMs));
+    assert.equal(statSync(ref.path).size, ref.size);
+    assert.equal(await cache.get(ref), undefined);
+    assert.deepEqual(cache.stats, { hits: 1, misses: 1, dropped: 0, lockTimeouts: 0 });
+  });
+
+  it('a summary judged under other rule overrides is a miss, also one filed with the basis its analysis started with', async () => {
+    const ref = session('a.jsonl', '{"type":"session"}\n');
+    let basis = '0.1.0:{"ttlSeconds":{},"prices":[]}';
+    const cache = new SummaryCache(storage(), () => basis);
+    // The analysis started under the old overrides; they changed before it was filed.
+    const old = basis;
+    basis = '0.1.0:{"ttlSeconds":{"openai":60},"prices":[]}';
+    await cache.set(ref, summary(13), old);
+    assert.equal(await cache.get(ref), undefined);
+    assert.deepEqual(await cache.get(ref, old), summary(13));
+  });
+
+  it('two windows saving: neither drops the other\'s summaries (each merges what the file holds)', async () => {
+    const a = session('a.jsonl', '{"type":"session","id":"a"}\n');
+    const b = session('b.jsonl', '{"type":"session","id":"b"}\n');
+    const c = session('c.jsonl', '{"type":"session","id":"c"}\n');
+    const first = new SummaryCache(storage());
+    const second = new SummaryCache(storage());
+    await Promise.all([first.load(), second.load()]);
+    await first.set(a, summary(1));
+    await second.set(b, summary(2));
+    await first.save();
+    await second.save();
+    assert.deepEqual(Object.keys(saved().entries).sort(), [a.key, b.key]);
+    // At once, too (the lock file orders them).
+    await first.set(c, summary(3));
+    await second.set(a, summary(4));
+    await Promise.all([first.save(), second.save()]);
+    const entries = saved().entries;
+    assert.deepEqual(Object.keys(entries).sort(), [a.key, b.key, c.key]);
+    // The last window to set a session's summary wins; the other window reads it at its next save.
+    assert.equal(entries[a.key].summary.requests, 4);
+    await first.save();
+    assert.equal(saved().entries[a.key].summary.requests, 4);
+    assert.deepEqual((await first.get(b))?.requests, 2);
+    // No temp or lock file is left behind.
+    assert.deepEqual(readdirSync(storage()), ['session-summaries.json']);
+  });
+
+  it('a torn or damaged file is ignored and rewritten at the next save; an entry of another shape is dropped, the others kept', async () => {
+    const a = session('a.jsonl', '{"type":"session","id":"a"}\n');
+    const b = session('b.jsonl', '{"type":"session","id":"b"}\n');
+    mkdirSync(storage(), { recursive: true });
+    writeFileSync(file(), '{"format":2,"entries":{"x":{"size":3');
+    const torn = new SummaryCache(storage());
+    assert.equal(await torn.get(a), undefined);
+    assert.equal(torn.stats.dropped, 1);
+    await torn.set(a, summary(13));
+    await torn.save();
+    assert.deepEqual(Object.keys(saved().entries), [a.key]);
+
+    const good = saved().entries[a.key];
+    writeFileSync(file(), JSON.stringify({ format: 2, entries: { [a.key]: good, [b.key]: { ...good, summary: { title: 'x' } }, junk: 7 } }));
+    const damaged = new SummaryCache(storage());
+    assert.deepEqual(await damaged.get(a), summary(13));
+    assert.equal(await damaged.get(b), undefined);
+    assert.equal(damaged.stats.dropped, 2);
+  });
+
+  it('parseEntries: another format version is no entries and no damage; a non-object is damage', () => {
+    assert.deepEqual(parseEntries('{"format":1,"entries":{"a":{}}}'), { entries: new Map(), dropped: 0 });
+    assert.deepEqual(parseEntries('[]'), { entries: new Map(), dropped: 1 });
+    assert.deepEqual(parseEntries('{"format":2,"entries":[]}'), { entries: new Map(), dropped: 1 });
+    assert.deepEqual(parseEntries(''), { entries: new Map(), dropped: 1 });
+  });
+
+  it('a lock left by a save that died (older than 10 s) is taken over', async () => {
+    const a = session('a.jsonl', '{"type":"session","id":"a"}\n');
+    mkdirSync(storage(), { recursive: true });
+    writeFileSync(`${file()}.lock`, '');
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(`${file()}.lock`, old, old);
+    const cache = new SummaryCache(storage());
+    await cache.set(a, summary(13));
+    await cache.save();
+    assert.deepEqual(Object.keys(saved().entries), [a.key]);
+    assert.deepEqual(readdirSync(storage()), ['session-summaries.json']);
+    assert.equal(cache.stats.lockTimeouts, 0);
+  });
+});
