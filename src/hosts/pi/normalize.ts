@@ -832,10 +832,14 @@ export function ratesOf(u: PiUsage | undefined): Rates {
 }
 
 const families = new Map<string, ReturnType<typeof familyFor>>();
+/** The last familyOf answer (requests mostly follow one model). */
+let lastFamily: { model: string; api: string; family: ReturnType<typeof familyFor> } | null = null;
 function familyOf(model: string, api: string): ReturnType<typeof familyFor> {
+  if (lastFamily !== null && lastFamily.model === model && lastFamily.api === api) return lastFamily.family;
   const key = `${api}\u0000${model}`;
   let f = families.get(key);
   if (!f) families.set(key, (f = familyFor(model, api)));
+  lastFamily = { model, api, family: f };
   return f;
 }
 
@@ -919,7 +923,16 @@ export interface Reconstruction {
 export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Reconstruction {
   const b = new PiRequestBuilder(read, encoder);
   b.extend();
-  return { requests: b.requests, byEntry: b.byEntry, messageCounts: b.messageCounts };
+  // The maps are built when asked (the captured-bodies join does; a plain read does not).
+  return {
+    requests: b.requests,
+    get byEntry() {
+      return b.byEntry;
+    },
+    get messageCounts() {
+      return b.messageCounts;
+    },
+  };
 }
 
 /**
@@ -931,8 +944,26 @@ export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Re
  */
 export class PiRequestBuilder {
   readonly requests: LlmRequest[] = [];
-  readonly byEntry = new Map<PiEntryRec, LlmRequest>();
-  readonly messageCounts = new Map<LlmRequest, number>();
+  /** The requests built by this builder, with their entries and messages-segment item counts (same order). */
+  private readonly built: LlmRequest[] = [];
+  private readonly builtRecs: PiEntryRec[] = [];
+  private readonly builtCounts: number[] = [];
+  private entryMap: Map<PiEntryRec, LlmRequest> | null = null;
+  private countMap: Map<LlmRequest, number> | null = null;
+
+  /** Request of each assistant entry built so far (made when first asked after a build). */
+  get byEntry(): Map<PiEntryRec, LlmRequest> {
+    const m = (this.entryMap ??= new Map());
+    for (let i = m.size; i < this.built.length; i++) m.set(this.builtRecs[i], this.built[i]);
+    return m;
+  }
+
+  /** Messages-segment item count of each request built so far. */
+  get messageCounts(): Map<LlmRequest, number> {
+    const m = (this.countMap ??= new Map());
+    for (let i = m.size; i < this.built.length; i++) m.set(this.built[i], this.builtCounts[i]);
+    return m;
+  }
   private readonly sessionRates = new Map<string, Rates>();
   /** Entries of `read.entries` already taken. */
   private taken = 0;
@@ -964,17 +995,19 @@ export class PiRequestBuilder {
   extend(): boolean {
     const read = this.read;
     const sessionRates = this.sessionRates;
-    const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage; own: Rates }> = [];
+    // `rates`: the session's rates object of the request's provider/model (filled by this loop,
+    // read after it: the object sessionRates holds for that key).
+    const assistants: Array<{ rec: PiEntryRec; m: AssistantMessage; own: Rates; rates: Rates }> = [];
     let stale = false;
     for (let i = this.taken; i < read.entries.length; i++) {
       const rec = read.entries[i];
       const e = rec.entry;
       if (e?.type !== 'message' || e.message.role !== 'assistant') continue;
       const own = ratesOf(e.message.usage);
-      assistants.push({ rec, m: e.message, own });
       const key = `${e.message.provider}\u0000${e.message.model}`;
       const had = sessionRates.get(key);
       const known = had ?? {};
+      assistants.push({ rec, m: e.message, own, rates: known });
       for (const [field] of PRICE_FIELDS) {
         if (known[field] === undefined && own[field] !== undefined) {
           known[field] = own[field];
@@ -986,12 +1019,12 @@ export class PiRequestBuilder {
     }
     this.taken = read.entries.length;
 
-    const { requests, byEntry, messageCounts, encoder } = this;
-    for (const { rec, m, own } of assistants) {
+    const { requests, built, builtRecs, builtCounts, encoder } = this;
+    for (const { rec, m, own, rates } of assistants) {
       const ctx: EncodeContext = { api: m.api, provider: m.provider, model: m.model };
       const { node, messages } = encoder.tail(rec.parent, ctx);
       const notes = [HEAD_NOTE];
-      const { prices, note } = pricesFor(m, sessionRates.get(`${m.provider}\u0000${m.model}`) ?? {}, own);
+      const { prices, note } = pricesFor(m, rates, own);
       if (note) notes.push(note);
       const usage = m.stopReason === 'error' && isZero(m.usage) ? null : usageOf(m.usage);
       // Pi appends the assistant entry when the message ends: the response's end.
@@ -1017,8 +1050,9 @@ export class PiRequestBuilder {
       if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';
       if (m.stopReason === 'aborted') notes.push('aborted: the response was cut off');
       requests.push(req);
-      byEntry.set(rec, req);
-      messageCounts.set(req, messages);
+      built.push(req);
+      builtRecs.push(rec);
+      builtCounts.push(messages);
     }
     return !stale;
   }
