@@ -10,6 +10,10 @@
  * another window saved since: the entries this window did not set are taken from the file, so two
  * windows saving do not drop each other's summaries. A file that does not parse, or an entry of
  * another shape, is ignored (counted in `stats.dropped`) and rewritten at the next save.
+ *
+ * Bounded: an entry not stored or used for MAX_AGE_MS (a deleted or long-idle session) is left out
+ * at the next save, and at most MAX_ENTRIES are kept (the most recently used), so the file each
+ * save reads and writes does not grow with every session ever listed.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -69,6 +73,8 @@ export interface Entry {
   check: string;
   /** What the summary was computed with (see SummaryCache's `basis`); another basis is a miss. */
   basis?: string;
+  /** When the summary was last stored or used (ms since epoch); an entry saved without one counts as used when read. */
+  seenAt?: number;
   summary: SessionSummary;
 }
 
@@ -79,6 +85,12 @@ const FORMAT = 2;
 const LOCK_STALE_MS = 10_000;
 /** How long a save waits for another window's lock (ms) before it writes anyway (still atomically). */
 const LOCK_WAIT_MS = 2_000;
+/** An entry not stored or used for this long (ms: 60 days) is dropped at the next save. */
+export const MAX_AGE_MS = 60 * 24 * 3600 * 1000;
+/** Most entries a save keeps (the most recently used). */
+export const MAX_ENTRIES = 20_000;
+/** A hit refreshes an entry's `seenAt` (and saves) only when it is older than this (ms: 1 day), not at every lookup. */
+const SEEN_REFRESH_MS = 24 * 3600 * 1000;
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isNumOrNull = (v: unknown): boolean => v === null || isNum(v);
@@ -90,6 +102,7 @@ function isEntry(v: unknown): v is Entry {
   if (!isNum(e.size) || !isNum(e.mtimeMs) || typeof e.check !== 'string') return false;
   if (e.stamp !== undefined && typeof e.stamp !== 'string') return false;
   if (e.basis !== undefined && typeof e.basis !== 'string') return false;
+  if (e.seenAt !== undefined && !isNum(e.seenAt)) return false;
   const t = e.summary as Record<string, unknown> | null;
   if (!t || typeof t !== 'object') return false;
   const counts = ['requests', 'breaks', 'misses', 'cacheRead', 'cacheWrite', 'uncached', 'lostTokens', 'costUSD', 'errors'];
@@ -164,7 +177,12 @@ export class SummaryCache {
   constructor(
     private readonly dir: string,
     readonly basis: () => string = () => '',
+    private readonly opts: { now?: () => number; maxAgeMs?: number; maxEntries?: number } = {},
   ) {}
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
 
   get file(): string {
     return join(this.dir, 'session-summaries.json');
@@ -192,6 +210,8 @@ export class SummaryCache {
     }
     const { entries, dropped } = parseEntries(text);
     this.stats.dropped += dropped;
+    const now = this.now();
+    for (const e of entries.values()) e.seenAt ??= now;
     return entries;
   }
 
@@ -209,6 +229,12 @@ export class SummaryCache {
       return this.miss();
     }
     this.stats.hits++;
+    const now = this.now();
+    if (now - (e.seenAt ?? 0) > SEEN_REFRESH_MS) {
+      e.seenAt = now;
+      this.dirty.add(ref.key);
+      this.scheduleSave();
+    }
     return e.summary;
   }
 
@@ -229,7 +255,7 @@ export class SummaryCache {
     } catch {
       return;
     }
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, basis, summary });
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, basis, seenAt: this.now(), summary });
     this.dirty.add(ref.key);
     this.scheduleSave();
   }
@@ -258,6 +284,7 @@ export class SummaryCache {
       const written = new Set(this.dirty);
       try {
         for (const [k, e] of await this.readFile()) if (!this.dirty.has(k)) this.entries.set(k, e);
+        this.evict();
         const tmp = `${this.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
         try {
           await writeFile(tmp, JSON.stringify({ format: FORMAT, entries: Object.fromEntries(this.entries) }));
@@ -273,6 +300,16 @@ export class SummaryCache {
     };
     this.saving = this.saving.then(run, run);
     return this.saving;
+  }
+
+  /** Drops the entries not used for maxAgeMs, then all but the maxEntries most recently used. */
+  private evict(): void {
+    const oldest = this.now() - (this.opts.maxAgeMs ?? MAX_AGE_MS);
+    for (const [k, e] of this.entries) if ((e.seenAt ?? 0) < oldest) this.entries.delete(k);
+    const max = this.opts.maxEntries ?? MAX_ENTRIES;
+    if (this.entries.size <= max) return;
+    const byUse = [...this.entries].sort((a, b) => (b[1].seenAt ?? 0) - (a[1].seenAt ?? 0));
+    this.entries = new Map(byUse.slice(0, max));
   }
 
   /**

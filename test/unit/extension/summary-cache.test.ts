@@ -134,4 +134,46 @@ describe('Sessions view summary cache (session-summaries.json)', () => {
     assert.deepEqual(readdirSync(storage()), ['session-summaries.json']);
     assert.equal(cache.stats.lockTimeouts, 0);
   });
+
+  it('bounded: an entry not used for 60 days is dropped at the next save, a hit keeps it, and at most maxEntries (the most recently used) stay', async () => {
+    const DAY = 24 * 3600 * 1000;
+    let now = Date.UTC(2026, 11, 1);
+    const clock = { now: () => now };
+    const a = session('a.jsonl', 'a\n');
+    const b = session('b.jsonl', 'bb\n');
+    const c = session('c.jsonl', 'ccc\n');
+    const cache = new SummaryCache(storage(), () => '', clock);
+    await cache.set(a, summary(1));
+    await cache.set(b, summary(2));
+    await cache.save();
+    assert.deepEqual(Object.values(saved().entries).map((e) => (e as { seenAt?: number }).seenAt), [now, now]);
+    // 59 days on, a is looked up (its seenAt refreshed); two days later b is 61 days unused.
+    now += 59 * DAY;
+    assert.deepEqual(await cache.get(a), summary(1));
+    now += 2 * DAY;
+    await cache.save();
+    assert.deepEqual(Object.keys(saved().entries), [a.key]);
+    // A new window reads the file: b is gone, a still answers.
+    const next = new SummaryCache(storage(), () => '', clock);
+    assert.equal(await next.get(b), undefined);
+    assert.deepEqual(await next.get(a), summary(1));
+
+    // The cap keeps the most recently used.
+    const capped = new SummaryCache(storage(), () => '', { ...clock, maxEntries: 2 });
+    now += DAY;
+    await capped.set(b, summary(2));
+    now += DAY;
+    await capped.set(c, summary(3));
+    await capped.save();
+    assert.deepEqual(Object.keys(saved().entries).sort(), [b.key, c.key]);
+    // An entry saved without seenAt (an older build) counts as used when read: kept.
+    const e = saved();
+    for (const v of Object.values(e.entries)) delete (v as { seenAt?: number }).seenAt;
+    writeFileSync(file(), JSON.stringify(e));
+    now += 70 * DAY;
+    const old = new SummaryCache(storage(), () => '', clock);
+    assert.deepEqual(await old.get(c), summary(3));
+    await old.save();
+    assert.deepEqual(Object.keys(saved().entries).sort(), [b.key, c.key]);
+  });
 });
