@@ -103,8 +103,10 @@ interface Pending {
  * @param base a fork's history base (the parent rollout's first lines, `history_base`): its items
  *   (and compactions, model) are the history the fork starts from; its usage is the parent's and
  *   is not counted here
+ * @param fromHead build every request's chain from its head, item by item (the straightforward
+ *   walk the continued one must equal; test/unit/codex/request-chain-continued.test.ts)
  */
-export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
+export function codexRequests(read: CxRead, base?: CxRead, fromHead = false): LlmRequest[] {
   const records = read.recs.some((r) => r.type === 'usage');
   const pending: Pending[] = [];
   let items: Array<Record<string, unknown>> = [];
@@ -176,43 +178,59 @@ export function codexRequests(read: CxRead, base?: CxRead): LlmRequest[] {
 
   const instructions = instructionsOf(read) || (base ? instructionsOf(base) : '');
   const heads = new Map<string, BlockNode>();
-  const nodes = new Map<string, BlockNode>();
+  // Chain nodes by (parent node, step): an item's step is its id (a leading developer item) or id.k
+  // (block k of a message), so requests that send the same items share their nodes.
+  const kids = new WeakMap<BlockNode, Map<string, BlockNode>>();
+  const step = (prev: BlockNode, key: string, make: () => Block): BlockNode => {
+    let m = kids.get(prev);
+    if (!m) kids.set(prev, (m = new Map()));
+    let n = m.get(key);
+    if (!n) m.set(key, (n = new BlockNode(prev, make())));
+    return n;
+  };
   const ids = new Map<Record<string, unknown>, number>();
   const idOf = (o: Record<string, unknown>) => {
     let id = ids.get(o);
     if (id === undefined) ids.set(o, (id = ids.size));
     return id;
   };
+  // The node after each item of the last request built, with the items and head it was built
+  // for: a request sending a longer run of the same items continues from its last node (the same
+  // nodes a walk from the head finds), so it costs its new items, not its history. The leading
+  // items of the kept ones are the same: the lead ends at the first non-leading item.
+  let last: { items: Array<Record<string, unknown>>; label: string; ends: BlockNode[] } | null = null;
   const requests: LlmRequest[] = [];
   for (const p of pending) {
-    const input = p.items.slice(0, p.end);
+    const input = p.items;
+    const end = p.end;
     let lead = 0;
-    while (lead < input.length && isLeading(input[lead])) lead++;
+    while (lead < end && isLeading(input[lead])) lead++;
     // Codex sends its compaction call without tools (`tools: []`, 0.169 recording body 008) and
     // OpenAI renders tools first, so that call shares no prefix with the agent requests: its head
     // is its own (on the wire it reads nothing and is cold; one head made it a false head break).
     const tools = p.kind === 'summary' ? 'tools:none' : '';
     const label = `codex:head:${createHash('sha256').update(instructions).update(tools).digest('hex').slice(0, 16)}`;
-    let node = heads.get(label);
-    if (!node) heads.set(label, (node = new BlockNode(null, opaqueHeadBlock(label))));
-    let key = label;
-    // The leading developer items are recorded as sent: system blocks after the instructions
-    // (the body's system[0]), as the wire reader splits the body, so a change among them (one
-    // dropped by a compaction's replacement history) is located and described, not opaque.
-    for (let i = 0; i < lead; i++) {
-      key += `|${idOf(input[i])}`;
-      let n = nodes.get(key);
-      if (!n) nodes.set(key, (n = new BlockNode(node!, systemItemBlock(i + 1, `input[${i + 1}]`, input[i]))));
-      node = n;
-    }
-    for (let i = lead; i < input.length; i++) {
-      // The body's input[0] is the instructions message, so recorded item i is input[i + 1].
-      messageBlocks(i - lead, `input[${i + 1}]`, input[i]).forEach((b, k) => {
-        key += `|${idOf(input[i])}.${k}`;
-        let n = nodes.get(key);
-        if (!n) nodes.set(key, (n = new BlockNode(node!, b)));
-        node = n;
-      });
+    let head = heads.get(label);
+    if (!head) heads.set(label, (head = new BlockNode(null, opaqueHeadBlock(label))));
+    if (fromHead || !last || last.items !== input || last.label !== label) last = { items: input, label, ends: [] };
+    const ends = last.ends;
+    const from = Math.min(end, ends.length);
+    ends.length = from;
+    let node: BlockNode = from ? ends[from - 1] : head;
+    for (let i = from; i < end; i++) {
+      const it = input[i];
+      if (i < lead) {
+        // The leading developer items are recorded as sent: system blocks after the instructions
+        // (the body's system[0]), as the wire reader splits the body, so a change among them (one
+        // dropped by a compaction's replacement history) is located and described, not opaque.
+        node = step(node, `${idOf(it)}`, () => systemItemBlock(i + 1, `input[${i + 1}]`, it));
+      } else {
+        // The body's input[0] is the instructions message, so recorded item i is input[i + 1].
+        messageBlocks(i - lead, `input[${i + 1}]`, it).forEach((b, k) => {
+          node = step(node, `${idOf(it)}.${k}`, () => b);
+        });
+      }
+      ends.push(node);
     }
     const req: LlmRequest = {
       index: requests.length + 1,
