@@ -118,8 +118,9 @@ export interface CcRequests {
 /**
  * Builds the requests of one transcript file.
  * @param progressCopies count `agent_progress` copies as requests (the sub-agent's file is absent)
- * @param fromHead build every api-request's chain from its head, node by node (the straightforward
- *   walk the continued one must equal; test/unit/claude-code/api-request-replay.test.ts)
+ * @param fromHead build every request's chain from its head, node by node: an api-request's from
+ *   its messages, an older version's from its whole uuid path (the straightforward walks the
+ *   continued ones must equal; test/unit/claude-code/api-request-replay.test.ts, tree-replay.test.ts)
  */
 export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopies: boolean; fromHead?: boolean }): CcRequests {
   const diagnostics: Diagnostic[] = [];
@@ -198,7 +199,7 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
   const summaries = compactSummaries(read);
   const requests: LlmRequest[] = [];
   for (const s of slots.sort((a, b) => a.orderLine - b.orderLine)) {
-    const req = s.api ? fromApiRequest(read, s, shapes, replay, trie, opts.subagent, summaries, diagnostics) : fromTree(read, s.group!, tree, trie);
+    const req = s.api ? fromApiRequest(read, s, shapes, replay, trie, opts.subagent, summaries, diagnostics) : fromTree(read, s.group!, tree, trie, !!opts.fromHead);
     if (!req) continue;
     req.index = requests.length + 1;
     const diag = s.group?.lines.map((l) => l.v.message.diagnostics).filter((d) => d !== undefined && d !== null).at(-1);
@@ -468,9 +469,21 @@ function jsonBlock(segment: 'tools' | 'system', item: number, path: string, valu
   return block;
 }
 
+/**
+ * The conversation up to a line of the tree: the chain node after its complete messages, how many
+ * there are, and the message still open (the next user or assistant line may extend it).
+ */
+interface TreeState {
+  node: BlockNode;
+  count: number;
+  open: { role: string; content: unknown[] } | null;
+}
+
 /** uuid/parentUuid tree of the conversation lines, for versions without `api-request` lines. */
 class TreeReplay {
   private readonly byUuid = new Map<string, CcRec & { type: 'user' | 'assistant' | 'system' | 'node' }>();
+  /** State after each line whose path to the root was walked without a cycle. */
+  private readonly states = new Map<string, TreeState>();
   constructor(recs: CcRec[]) {
     for (const r of recs) if (r.type === 'user' || r.type === 'assistant' || r.type === 'system' || r.type === 'node') this.byUuid.set(r.v.uuid, r);
   }
@@ -499,18 +512,60 @@ class TreeReplay {
     }
     return out;
   }
+
+  /**
+   * The conversation up to `parent` as messagesBefore builds it, continued from the nearest line
+   * above it already walked (each line is walked once, not once per request below it); null when
+   * the path meets a line twice (a cycle: messagesBefore's walk decides where it stops).
+   */
+  stateAt(parent: string | null | undefined, head: BlockNode, trie: ChainTrie): TreeState | null {
+    const below: Array<CcRec & { type: 'user' | 'assistant' | 'system' | 'node' }> = [];
+    const seen = new Set<string>();
+    let state: TreeState = { node: head, count: 0, open: null };
+    for (let u = parent; u; ) {
+      const known = this.states.get(u);
+      if (known) {
+        state = known;
+        break;
+      }
+      if (seen.has(u)) return null;
+      seen.add(u);
+      const r = this.byUuid.get(u);
+      if (!r) break;
+      below.push(r);
+      u = r.v.parentUuid ?? null;
+    }
+    for (let j = below.length - 1; j >= 0; j--) {
+      const r = below[j];
+      if (r.type === 'user' || r.type === 'assistant') {
+        const c = r.v.message.content;
+        const blocks = typeof c === 'string' ? [{ type: 'text', text: c }] : (c ?? []);
+        if (state.open && state.open.role === r.type) state = { ...state, open: { role: r.type, content: [...state.open.content, ...blocks] } };
+        else if (state.open) state = { node: treeMessage(trie, state.node, state.count, state.open), count: state.count + 1, open: { role: r.type, content: [...blocks] } };
+        else state = { ...state, open: { role: r.type, content: [...blocks] } };
+      }
+      this.states.set(r.v.uuid, state);
+    }
+    return state;
+  }
 }
 
-function fromTree(read: CcRead, g: ResponseGroup, tree: TreeReplay, trie: ChainTrie): LlmRequest {
+/** The chain node after message `i` appended to `node` (no record of the bytes: each block's key is its serialization, so shared prefixes share nodes). */
+function treeMessage(trie: ChainTrie, node: BlockNode, i: number, m: { role: string; content: unknown[] }): BlockNode {
+  for (const [k, b] of messageBlocks(i, `messages[${i}]`, m).entries()) node = trie.node(node, `r:${i}:${k}:${b.text}`, () => b);
+  return node;
+}
+
+function fromTree(read: CcRead, g: ResponseGroup, tree: TreeReplay, trie: ChainTrie, fromHead: boolean): LlmRequest {
   const first = g.lines[0].v;
-  let node: BlockNode | null = trie.node(null, HEAD_LABEL, () => opaqueHeadBlock(HEAD_LABEL));
-  const messages = tree.messagesBefore(first.parentUuid);
-  // No record of the bytes: each message's key is its serialization (shared prefixes still share nodes).
-  messages.forEach((m, i) => {
-    messageBlocks(i, `messages[${i}]`, m).forEach((b, k) => {
-      node = trie.node(node, `r:${i}:${k}:${b.text}`, () => b);
-    });
-  });
+  const head = trie.node(null, HEAD_LABEL, () => opaqueHeadBlock(HEAD_LABEL));
+  const state = fromHead ? null : tree.stateAt(first.parentUuid, head, trie);
+  let node: BlockNode;
+  if (state) node = state.open ? treeMessage(trie, state.node, state.count, state.open) : state.node;
+  else {
+    node = head;
+    tree.messagesBefore(first.parentUuid).forEach((m, i) => (node = treeMessage(trie, node, i, m)));
+  }
   const req: LlmRequest = {
     index: 0,
     source: { file: read.file, line: g.lines[0].line },
