@@ -419,7 +419,11 @@ async function run(
       for (const s of item.reports) {
         count++;
         if (unreadable(s)) bad.push({ ...s, requests: [] });
-        if (command === 'check') failed.push(...failing(s));
+        if (command === 'check') {
+          failed.push(...failing(s));
+          // Read with damage (a malformed line skipped, a cut last line): the gate says where, on stderr.
+          if (!unreadable(s)) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+        }
         else {
           if (html && !(await html.session(s))) {
             await entry?.abort();

@@ -62,7 +62,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     if (arg.endsWith('.jsonl') && (await codexRef(arg, true))) return readCodexSession(arg, { requestsDir: opts.requestsDir });
     if (arg.endsWith('.jsonl')) return [await readPiSession(arg, { requestsDir: opts.requestsDir })];
     if (/\.(db|sqlite)$/.test(arg)) return readOpenCode(arg, opts);
-    throw new Error(`${arg}: not a session file this version reads (.jsonl for Pi, .db for OpenCode)`);
+    throw new Error(`${arg}: not a session file this version reads (.jsonl: Claude Code, Codex, Pi or PI-Desktop transcripts; opencode.db; a BotHarness session.jsonl.zstd; *.body.json captures in a folder)`);
   }
   if (!st.isDirectory()) throw new Error(`${arg}: ${kindOf(st)}, not a session file or folder; not read`);
   const names = await readdir(arg);
@@ -79,7 +79,7 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     }
     return out;
   }
-  throw new Error(`${arg}: no sessions found (expected Pi .jsonl files, an OpenCode data dir, or *.body.json captures)`);
+  throw new Error(`${arg}: no sessions found (looked for Claude Code, Codex, Pi and PI-Desktop .jsonl transcripts, an OpenCode data dir or opencode.db, BotHarness session logs and *.body.json captures, in every folder below it)`);
 }
 
 /**
