@@ -42,6 +42,13 @@ function promptOf(entry: Record<string, unknown>): string | null {
   return t ? t.slice(0, PROMPT_CHARS) : null;
 }
 
+/** True when `b` holds only JSON whitespace after an optional UTF-8 BOM (stops at the first other byte). */
+function isBlank(b: Uint8Array): boolean {
+  const from = b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
+  for (let i = from; i < b.length; i++) if (b[i] !== 0x20 && b[i] !== 0x0a && b[i] !== 0x0d && b[i] !== 0x09) return false;
+  return true;
+}
+
 /**
  * Peeks at a Pi session file's head and tail.
  * @throws when the file cannot be opened or read
@@ -82,7 +89,7 @@ export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
     firstLineIsJson: h !== undefined,
     title,
     firstPrompt,
-    blank: size <= PEEK_BYTES && head.toString('utf8').trim() === '',
+    blank: size <= PEEK_BYTES && isBlank(head),
   };
 }
 
