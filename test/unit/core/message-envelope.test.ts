@@ -6,10 +6,9 @@
  * random messages.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { messageBlocks } from '../../../src/core/wire.js';
+import { recordedPiMessages } from '../pi/helpers.js';
 
 function joined(message: Record<string, unknown>): string {
   return messageBlocks(0, 'messages[0]', message)
@@ -17,27 +16,10 @@ function joined(message: Record<string, unknown>): string {
     .join(',');
 }
 
-function recordedMessages(): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
-  for (const scenario of ['main', 'long']) {
-    const base = join('test/fixtures/pi', scenario, 'agent', 'sessions');
-    for (const sub of readdirSync(base)) {
-      for (const f of readdirSync(join(base, sub))) {
-        for (const line of readFileSync(join(base, sub, f), 'utf8').split('\n')) {
-          if (!line) continue;
-          const e = JSON.parse(line) as { type: string; message?: Record<string, unknown> };
-          if (e.type === 'message' && e.message) out.push(e.message);
-        }
-      }
-    }
-  }
-  return out;
-}
-
 describe('message envelopes', () => {
   it('{role, content} and every other shape give the bytes of JSON.stringify, on every recorded message', () => {
     let checked = 0;
-    for (const m of recordedMessages()) {
+    for (const m of recordedPiMessages()) {
       const content = Array.isArray(m.content) ? m.content : [{ type: 'text', text: String(m.content) }];
       const shapes: Array<Record<string, unknown>> = [
         { role: m.role, content },

@@ -1,4 +1,5 @@
 /** Shared helpers for the Pi reader tests: temp session files and chain inspection. */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,4 +93,24 @@ export function toolResult(id: string, parentId: string | null, toolCallId: stri
   return entry(id, parentId, 'message', {
     message: { role: 'toolResult', toolCallId, toolName: 'read', content: [{ type: 'text', text }], isError: false, timestamp: clock },
   });
+}
+
+/** Every non-blank line of the recorded Pi sessions (test/fixtures/pi/{main,long}), file by file. */
+export function recordedPiLines(): string[] {
+  const out: string[] = [];
+  for (const scenario of ['main', 'long']) {
+    const base = join('test/fixtures/pi', scenario, 'agent', 'sessions');
+    for (const sub of readdirSync(base)) for (const f of readdirSync(join(base, sub))) for (const l of readFileSync(join(base, sub, f), 'utf8').split('\n')) if (l) out.push(l);
+  }
+  return out;
+}
+
+/** The `message` of every `message` entry of the recorded Pi sessions (recordedPiLines). */
+export function recordedPiMessages(): Array<Record<string, unknown>> {
+  const out: Array<Record<string, unknown>> = [];
+  for (const line of recordedPiLines()) {
+    const e = JSON.parse(line) as { type: string; message?: Record<string, unknown> };
+    if (e.type === 'message' && e.message) out.push(e.message);
+  }
+  return out;
 }

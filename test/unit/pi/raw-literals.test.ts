@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { recordedPiLines } from './helpers.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -36,15 +36,6 @@ function toolResultLines(text: string): string[] {
   return text.split('\n').filter((l) => l.includes('"toolResult"') && (JSON.parse(l) as { message?: { role?: string } }).message?.role === 'toolResult');
 }
 
-function recordedLines(): string[] {
-  const out: string[] = [];
-  for (const scenario of ['main', 'long']) {
-    const base = join('test/fixtures/pi', scenario, 'agent', 'sessions');
-    for (const sub of readdirSync(base)) for (const f of readdirSync(join(base, sub))) out.push(...toolResultLines(readFileSync(join(base, sub, f), 'utf8')));
-  }
-  return out;
-}
-
 /** A long tool-result line with `text` as its one text block, written by JSON.stringify. */
 function lineWith(text: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ type: 'message', id: 'a1', parentId: null, timestamp: '2026-11-01T00:00:00.000Z', message: { role: 'toolResult', toolCallId: 't1', toolName: 'read', content: [{ type: 'text', text }], isError: false, ...extra } });
@@ -53,7 +44,7 @@ function lineWith(text: string, extra: Record<string, unknown> = {}): string {
 describe('pi tool-result literals from the line bytes', () => {
   it('equal the serialized texts on every recorded and generated tool-result line', async function () {
     this.timeout(60_000);
-    const lines = recordedLines();
+    const lines = toolResultLines(recordedPiLines().join('\n'));
     const dir = await mkdtemp(join(tmpdir(), 'prefix-lens-rawlit-'));
     try {
       for (let i = 0; i < 4; i++) {

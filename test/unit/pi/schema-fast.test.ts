@@ -3,25 +3,8 @@
  * and output: checked on every message of the recordings and on mutations of each.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { recordedPiMessages } from './helpers.js';
 import { AgentMessageSchema, fastAgentMessage } from '../../../src/hosts/pi/schema.js';
-
-function recordedMessages(): Array<Record<string, unknown>> {
-  const out: Array<Record<string, unknown>> = [];
-  for (const scenario of ['main', 'long']) {
-    const base = join('test/fixtures/pi', scenario, 'agent', 'sessions');
-    const sub = readdirSync(base)[0];
-    for (const f of readdirSync(join(base, sub))) {
-      for (const line of readFileSync(join(base, sub, f), 'utf8').split('\n')) {
-        if (!line) continue;
-        const e = JSON.parse(line) as { type: string; message?: Record<string, unknown> };
-        if (e.type === 'message' && e.message) out.push(e.message);
-      }
-    }
-  }
-  return out;
-}
 
 /** Each message with one key removed or given a wrong type, and its first content block broken. */
 function mutations(m: Record<string, unknown>): Array<Record<string, unknown>> {
@@ -44,7 +27,7 @@ function mutations(m: Record<string, unknown>): Array<Record<string, unknown>> {
 
 describe('pi schema fast path', () => {
   it('agrees with zod on every recorded message and on their mutations', () => {
-    const messages = recordedMessages();
+    const messages = recordedPiMessages();
     assert.equal(messages.length, 41);
     let checked = 0;
     for (const m of messages) {

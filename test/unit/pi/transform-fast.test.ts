@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { recordedPiLines } from './helpers.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transformAssistant, transformBlocks, type EncodeContext } from '../../../src/hosts/pi/normalize.js';
@@ -19,15 +19,6 @@ function assistantsOf(text: string): AssistantMessage[] {
     if (!line) continue;
     const e = JSON.parse(line) as { type: string; message?: { role?: string } };
     if (e.type === 'message' && e.message?.role === 'assistant') out.push(e.message as AssistantMessage);
-  }
-  return out;
-}
-
-function recorded(): AssistantMessage[] {
-  const out: AssistantMessage[] = [];
-  for (const scenario of ['main', 'long']) {
-    const base = join('test/fixtures/pi', scenario, 'agent', 'sessions');
-    for (const sub of readdirSync(base)) for (const f of readdirSync(join(base, sub))) out.push(...assistantsOf(readFileSync(join(base, sub, f), 'utf8')));
   }
   return out;
 }
@@ -66,7 +57,7 @@ function check(messages: AssistantMessage[]): number {
 
 describe('pi assistant transform fast path', () => {
   it('agrees with the block-by-block transform on every recorded assistant message', () => {
-    const messages = recorded();
+    const messages = assistantsOf(recordedPiLines().join('\n'));
     assert.ok(messages.length >= 15, `${messages.length} assistant messages`);
     assert.ok(check(messages) > messages.length, 'the fast path was taken');
   });
