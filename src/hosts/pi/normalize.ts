@@ -923,16 +923,7 @@ export interface Reconstruction {
 export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Reconstruction {
   const b = new PiRequestBuilder(read, encoder);
   b.extend();
-  // The maps are built when asked (the captured-bodies join does; a plain read does not).
-  return {
-    requests: b.requests,
-    get byEntry() {
-      return b.byEntry;
-    },
-    get messageCounts() {
-      return b.messageCounts;
-    },
-  };
+  return { requests: b.requests, byEntry: b.byEntry, messageCounts: b.messageCounts };
 }
 
 /**
@@ -944,26 +935,8 @@ export function reconstructRequests(read: PiRead, encoder = new PiEncoder()): Re
  */
 export class PiRequestBuilder {
   readonly requests: LlmRequest[] = [];
-  /** The requests built by this builder, with their entries and messages-segment item counts (same order). */
-  private readonly built: LlmRequest[] = [];
-  private readonly builtRecs: PiEntryRec[] = [];
-  private readonly builtCounts: number[] = [];
-  private entryMap: Map<PiEntryRec, LlmRequest> | null = null;
-  private countMap: Map<LlmRequest, number> | null = null;
-
-  /** Request of each assistant entry built so far (made when first asked after a build). */
-  get byEntry(): Map<PiEntryRec, LlmRequest> {
-    const m = (this.entryMap ??= new Map());
-    for (let i = m.size; i < this.built.length; i++) m.set(this.builtRecs[i], this.built[i]);
-    return m;
-  }
-
-  /** Messages-segment item count of each request built so far. */
-  get messageCounts(): Map<LlmRequest, number> {
-    const m = (this.countMap ??= new Map());
-    for (let i = m.size; i < this.built.length; i++) m.set(this.built[i], this.builtCounts[i]);
-    return m;
-  }
+  readonly byEntry = new Map<PiEntryRec, LlmRequest>();
+  readonly messageCounts = new Map<LlmRequest, number>();
   private readonly sessionRates = new Map<string, Rates>();
   /** Entries of `read.entries` already taken. */
   private taken = 0;
@@ -1019,7 +992,7 @@ export class PiRequestBuilder {
     }
     this.taken = read.entries.length;
 
-    const { requests, built, builtRecs, builtCounts, encoder } = this;
+    const { requests, byEntry, messageCounts, encoder } = this;
     for (const { rec, m, own, rates } of assistants) {
       const ctx: EncodeContext = { api: m.api, provider: m.provider, model: m.model };
       const { node, messages } = encoder.tail(rec.parent, ctx);
@@ -1050,9 +1023,8 @@ export class PiRequestBuilder {
       if (m.stopReason === 'error') req.error = m.errorMessage ?? 'error';
       if (m.stopReason === 'aborted') notes.push('aborted: the response was cut off');
       requests.push(req);
-      built.push(req);
-      builtRecs.push(rec);
-      builtCounts.push(messages);
+      byEntry.set(rec, req);
+      messageCounts.set(req, messages);
     }
     return !stale;
   }
