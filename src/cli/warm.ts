@@ -275,12 +275,14 @@ export interface WarmSink {
 }
 
 /**
- * Bytes read per chunk when blocks are copied (one buffer for the whole run). 256 KiB stays in the
- * CPU's L2 cache between the read and the write (and needs 64 pages faulted in, not 1,024): the
- * copies of the bench corpus (65 MB) took ~19 ms CPU this way, ~24 ms in 4 MiB chunks (8 runs
- * each, the phase timed in process; 128 KiB and 1 MiB in between).
+ * Bytes read per chunk when blocks are copied (one buffer for the whole run). The buffer and the
+ * page-cache pages being copied must stay in the CPU's L2 cache between the read and the write:
+ * on this machine (AMD EPYC, 512 KiB L2 per core) reading 148 MiB of entries took ~32 ms CPU in
+ * 128 KiB chunks, ~105 ms in 192 or 256 KiB chunks and ~45 ms in 64 KiB ones (a readSync loop,
+ * 4 runs each, alternated); the bench corpus's warm run: ~13 % less CPU than with 256 KiB (15
+ * alternated whole-process runs, output read through a pipe).
  */
-const COPY_CHUNK = 256 * 1024;
+const COPY_CHUNK = 128 * 1024;
 
 /**
  * Answers `analyze --json <path>…` from the caches when nothing changed (see the module comment):
