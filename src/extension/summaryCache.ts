@@ -1,7 +1,9 @@
 /**
  * Per-session analysis summaries cached across restarts in `context.globalStorageUri`
  * (`session-summaries.json`). An entry is used only when the session's file still has the same
- * size, mtime and registry stamp (OpenCode: the session's row counts and update times) AND the same content check (SHA-256 of its first and last 4 KiB), so a file
+ * size, mtime and registry stamp (OpenCode: the session's row counts and update times) AND the same
+ * content check as the CLI's result cache (cache/identity.ts contentCheck: SHA-256 of its first and
+ * last 64 KiB), so a file
  * rewritten within the same mtime tick, or copied with its mtime kept, is analyzed again.
  *
  * The file is shared by every VS Code window (one extension host each). A save writes a temp file
@@ -15,9 +17,10 @@
  * at the next save, and at most MAX_ENTRIES are kept (the most recently used), so the file each
  * save reads and writes does not grow with every session ever listed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { contentCheck } from '../cache/identity.js';
 import type { SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
 
@@ -78,7 +81,6 @@ export interface Entry {
   summary: SessionSummary;
 }
 
-const CHECK_BYTES = 4096;
 /** Bump when SessionSummary or the analysis changes meaning: old entries are dropped. */
 const FORMAT = 2;
 /** A lock file older than this (ms) is a save that died: it is taken over. */
@@ -135,23 +137,15 @@ export function parseEntries(text: string): { entries: Map<string, Entry>; dropp
   return { entries, dropped };
 }
 
-/** SHA-256 (hex) of the first and last 4 KiB of a file of `size` bytes. @throws on read errors */
-export async function contentCheck(path: string, size: number): Promise<string> {
-  const fh = await open(path, 'r');
-  try {
-    const h = createHash('sha256');
-    const head = Buffer.alloc(Math.min(CHECK_BYTES, size));
-    await fh.read(head, 0, head.length, 0);
-    h.update(head);
-    if (size > CHECK_BYTES) {
-      const tail = Buffer.alloc(Math.min(CHECK_BYTES, size - CHECK_BYTES));
-      await fh.read(tail, 0, tail.length, size - tail.length);
-      h.update(tail);
-    }
-    return h.digest('hex');
-  } finally {
-    await fh.close();
-  }
+/**
+ * The content check of a session file of `size` bytes (the CLI's, cache/identity.ts contentCheck:
+ * SHA-256 of its first and last CHECK_BYTES, hex, joined by ":").
+ * @throws when the file cannot be read
+ */
+async function fileCheck(path: string, size: number): Promise<string> {
+  const c = await contentCheck(path, size);
+  if (!c) throw new Error(`${path}: cannot be read`);
+  return `${c.head}:${c.tail}`;
 }
 
 export class SummaryCache {
@@ -224,7 +218,7 @@ export class SummaryCache {
     const e = this.entries.get(ref.key);
     if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp || (e.basis ?? '') !== basis) return this.miss();
     try {
-      if ((await contentCheck(ref.path, ref.size)) !== e.check) return this.miss();
+      if ((await fileCheck(ref.path, ref.size)) !== e.check) return this.miss();
     } catch {
       return this.miss();
     }
@@ -251,7 +245,7 @@ export class SummaryCache {
   async set(ref: SessionRef, summary: SessionSummary, basis = this.basis()): Promise<void> {
     let check: string;
     try {
-      check = await contentCheck(ref.path, ref.size);
+      check = await fileCheck(ref.path, ref.size);
     } catch {
       return;
     }

@@ -55,6 +55,23 @@ describe('Sessions view summary cache (session-summaries.json)', () => {
     assert.deepEqual(cache.stats, { hits: 1, misses: 1, dropped: 0, lockTimeouts: 0 });
   });
 
+  it('the content check is the CLI result cache\'s (first and last 64 KiB): a change 10 KB into the file or 10 KB before its end is a miss', async () => {
+    const line = '{"type":"message","id":"0000"}\n';
+    const text = line.repeat(10_000); // 310,000 bytes: head and tail windows do not overlap
+    for (const at of [10_000, text.length - 10_000]) {
+      const ref = session(`b${at}.jsonl`, text);
+      const cache = new SummaryCache(storage());
+      await cache.set(ref, summary(13));
+      assert.deepEqual(await cache.get(ref), summary(13));
+      const changed = Buffer.from(text);
+      changed[at] = changed[at] === 0x30 ? 0x31 : 0x30;
+      writeFileSync(ref.path, changed);
+      utimesSync(ref.path, new Date(ref.mtimeMs), new Date(ref.mtimeMs));
+      assert.equal(await cache.get(ref), undefined, `byte ${at}`);
+      assert.deepEqual(cache.stats, { hits: 1, misses: 1, dropped: 0, lockTimeouts: 0 });
+    }
+  });
+
   it('a summary judged under other rule overrides is a miss, also one filed with the basis its analysis started with', async () => {
     const ref = session('a.jsonl', '{"type":"session"}\n');
     let basis = '0.1.0:{"ttlSeconds":{},"prices":[]}';
