@@ -15,7 +15,7 @@ import { continueFromCache, dropTail, saveTail, type TailBody } from '../cache/t
 import { pruneCache } from '../cache/prune.js';
 import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
-import { resolveArg, type SessionRef } from '../hosts/registry.js';
+import { noSessionText, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
@@ -291,7 +291,10 @@ async function run(
     const refs: SessionRef[] = [];
     for (const input of inputs) {
       try {
-        refs.push(...(await resolveArg(input.path, { env: process.env, home: homedir(), onWarning: (w) => err(`prefix-lens: warning: ${safe(w)}`) })));
+        const found = await resolveArg(input.path, { env: process.env, home: homedir(), onWarning: (w) => err(`prefix-lens: warning: ${safe(w)}`) });
+        const none = found.length ? null : await noSessionText(input.path, { env: process.env, home: homedir() });
+        if (none) err(`prefix-lens: ${safe(none)}`);
+        refs.push(...found);
       } catch (e) {
         err(`prefix-lens: ${safe((e as Error).message)}`);
       }
@@ -467,7 +470,10 @@ async function run(
   }
   else if (html?.toStdout) {
     // The HTML went to stdout: no table around it.
-  } else if (!count) out('no sessions found');
+  } else if (!count) {
+    // Each input that gave nothing was named on stderr with where it looked; else say it here.
+    if (!errors) out('no sessions found');
+  }
   else {
     out('');
     for (const line of LEGEND) out(line);

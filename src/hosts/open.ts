@@ -1,8 +1,8 @@
 /**
  * Discover step: turns a CLI/extension argument into sessions by asking each host reader.
- * Accepts a Pi, Claude Code or Codex session file (.jsonl) or folder of them, `pi:<id prefix>` (`pi:` alone
- * = the newest session), `claude:` / `codex:` prefixes (through the registry), an OpenCode data dir /
- * database / `opencode:<id prefix>`, or a folder of captured bodies.
+ * Accepts a Pi, Claude Code or Codex session file (.jsonl) or folder of them, an OpenCode data dir /
+ * database, or a folder of captured bodies. `<host>:<id prefix>` arguments are the registry's
+ * (resolveArg): one that reaches here matched nothing, and the error names where it looked.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -12,13 +12,12 @@ import { readCaptureSessions } from './capture/index.js';
 import { kindOf, missingPathText } from './files.js';
 import { checkSessionNumbers } from './numbers.js';
 import { readOpenCode } from './opencode/index.js';
-import { locatePiSessions, readPiSession } from './pi/index.js';
+import { readPiSession } from './pi/index.js';
 import { claudeRef } from './claude-code/discover.js';
 import { readClaudeSession } from './claude-code/index.js';
 import { codexRef } from './codex/discover.js';
 import { readCodexSession } from './codex/index.js';
-import { hostOf, resolveArg } from './registry.js';
-import { dshHome, listDshLogs } from './botharness/index.js';
+import { hostArg, noSessionText } from './registry.js';
 
 /** Options for opening sessions. `requestsDir`: captured bodies of the same session (wire mode). */
 export interface OpenOptions {
@@ -36,20 +35,17 @@ export async function openSessions(arg: string, opts: OpenOptions = {}): Promise
 }
 
 async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
-  if (arg.startsWith('opencode:')) return readOpenCode(arg, opts);
-  if (/^(claude|claude-code|codex):/.test(arg)) {
-    const refs = await resolveArg(arg, { env: opts.env ?? process.env, home: homedir() });
-    if (!refs.length) throw new Error(`${arg}: no session with that id prefix`);
-    const out: Session[] = [];
-    for (const ref of refs) out.push(...(await hostOf(ref.host).open(ref, { requestsDir: opts.requestsDir })));
-    return out;
-  }
-  if (arg.startsWith('pi:')) return openPi(arg.slice(3), opts);
-  if (arg.startsWith('botharness:')) {
-    // The registry resolves botharness:<id prefix>; reaching here means nothing matched.
-    const home = dshHome(opts.env ?? process.env, homedir());
-    const n = (await listDshLogs(home)).length;
-    throw new Error(`${arg}: no BotHarness session with that id prefix in ${join(home, 'sessions')} (${n} session log(s) found; DSH_HOME sets the folder)`);
+  // The registry resolves `<host>:<id prefix>`; reaching here means it matched nothing. OpenCode's
+  // store is still read when it is there: a damaged database says what is wrong with it.
+  const named = hostArg(arg);
+  if (named) {
+    const env = opts.env ?? process.env;
+    if (named.host.id === 'opencode') {
+      const sessions = await readOpenCode(arg, opts);
+      // One diagnostic or none and no request: no store there, or no such session in it (no damage to report).
+      if (sessions.some((s) => s.requests.length) || sessions.flatMap((s) => s.diagnostics).length > 1) return sessions;
+    }
+    throw new Error((await noSessionText(arg, { env, home: homedir() }))!);
   }
   let st;
   try {
@@ -80,18 +76,4 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
     return out;
   }
   throw new Error(`${arg}: no sessions found (looked for Claude Code, Codex, Pi and PI-Desktop .jsonl transcripts, an OpenCode data dir or opencode.db, BotHarness session logs and *.body.json captures, in every folder below it)`);
-}
-
-/**
- * `pi:<id prefix>`: the sessions Pi's own locations hold (`$PI_CODING_AGENT_DIR` or `~/.pi/agent`,
- * `PI_CODING_AGENT_SESSION_DIR`) whose id starts with the prefix; an empty prefix = the newest one.
- * @throws Error when none matches
- */
-async function openPi(prefix: string, opts: OpenOptions): Promise<Session[]> {
-  const found = await locatePiSessions(opts.env ?? process.env, homedir());
-  const picked = prefix ? found.filter((f) => f.id.startsWith(prefix)) : found.slice(0, 1);
-  if (!picked.length) {
-    throw new Error(prefix ? `pi:${prefix}: no Pi session with that id prefix (${found.length} sessions found)` : 'pi: no Pi sessions found');
-  }
-  return Promise.all(picked.map((f) => readPiSession(f.file, { requestsDir: opts.requestsDir })));
 }

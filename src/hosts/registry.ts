@@ -110,6 +110,8 @@ export interface HostEntry {
   open(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]>;
   /** Folders to watch for new or changed sessions (they may not exist yet). */
   watchRoots(opts: DiscoverOptions): string[];
+  /** Environment variables that move the host's default locations (named when `<host>:` finds nothing). */
+  locatedBy?: readonly string[];
 }
 
 /**
@@ -188,6 +190,7 @@ const pi: HostEntry = {
     return [await readPiSession(ref.path, { requestsDir: opts.requestsDir })];
   },
   watchRoots: piRoots,
+  locatedBy: ['PI_CODING_AGENT_DIR', 'PI_CODING_AGENT_SESSION_DIR'],
 };
 
 const opencode: HostEntry = {
@@ -220,6 +223,7 @@ const opencode: HostEntry = {
     if (opts.paths?.opencode) return opts.paths.opencode;
     return [locateOpenCode({ HOME: opts.home, ...opts.env }).dataDir];
   },
+  locatedBy: ['XDG_DATA_HOME', 'OPENCODE_DB'],
 };
 
 const claudeCode: HostEntry = {
@@ -243,6 +247,7 @@ const claudeCode: HostEntry = {
   watchRoots(opts) {
     return opts.paths?.['claude-code'] ?? claudeConfigDirs(opts.env, opts.home).map((d) => join(d, 'projects'));
   },
+  locatedBy: ['CLAUDE_CONFIG_DIR'],
 };
 
 const codex: HostEntry = {
@@ -267,6 +272,7 @@ const codex: HostEntry = {
     const root = codexHome(opts.env, opts.home);
     return [join(root, 'sessions'), join(root, 'archived_sessions')];
   },
+  locatedBy: ['CODEX_HOME'],
 };
 
 const capture: HostEntry = {
@@ -327,6 +333,7 @@ const botharness: HostEntry = {
     return [await readBotHarnessSession(ref.path)];
   },
   watchRoots: dshRoots,
+  locatedBy: ['DSH_HOME'],
 };
 
 const piDesktop: HostEntry = {
@@ -357,6 +364,7 @@ const piDesktop: HostEntry = {
   watchRoots(opts) {
     return opts.paths?.['pi-desktop'] ?? [join(piDesktopDataDir(opts.env, opts.home), 'sessions')];
   },
+  locatedBy: ['PI_DESKTOP_DATA_DIR'],
 };
 
 /**
@@ -482,15 +490,41 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
  * @throws Error for a path that does not exist
  */
 export async function resolveArg(arg: string, opts: DiscoverOptions): Promise<SessionRef[]> {
-  const m = /^([a-z][a-z0-9-]*):(.*)$/.exec(arg);
-  const host = m ? HOSTS.find((h) => h.id === m[1] || h.aliases?.includes(m[1])) : undefined;
-  if (m && host) {
-    const refs = await host.discover({ ...opts, paths: undefined });
-    const id = m[2];
-    if (!id) return host.id === 'opencode' ? refs.reverse() : refs.slice(0, 1);
+  const named = hostArg(arg);
+  if (named) {
+    const refs = await named.host.discover({ ...opts, paths: undefined });
+    const id = named.prefix;
+    if (!id) return named.host.id === 'opencode' ? refs.reverse() : refs.slice(0, 1);
     return refs.filter((r) => r.id.startsWith(id));
   }
   return findSessions(arg, HOSTS, opts.onWarning);
+}
+
+/** The host and id prefix a `<host>:<id prefix>` argument names (id or alias), or null for anything else (a path). */
+export function hostArg(arg: string): { host: HostEntry; prefix: string } | null {
+  const m = /^([a-z][a-z0-9-]*):(.*)$/.exec(arg);
+  const host = m ? HOSTS.find((h) => h.id === m[1] || h.aliases?.includes(m[1])) : undefined;
+  return m && host ? { host, prefix: m[2] } : null;
+}
+
+/**
+ * Why a `<host>:<id prefix>` argument matched no session, in one line that names the folders
+ * searched (the host's default locations for `opts`) and the variables that move them, e.g.
+ * `pi: no Pi session in /home/u/.pi/agent/sessions (PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR
+ * set where to look)` or `codex:zz: no Codex session whose id starts with "zz" in …, … (2 sessions
+ * there; CODEX_HOME sets where to look)`. Lists the host's sessions again to count them; null when
+ * `arg` is no `host:` argument.
+ */
+export async function noSessionText(arg: string, opts: DiscoverOptions): Promise<string | null> {
+  const named = hostArg(arg);
+  if (!named) return null;
+  const { host, prefix } = named;
+  const defaults: DiscoverOptions = { env: opts.env, home: opts.home };
+  const found = prefix ? (await host.discover(defaults)).length : 0;
+  const vars = host.locatedBy ?? [];
+  const hint = [found ? `${found} session${found === 1 ? '' : 's'} there` : '', vars.length ? `${vars.join(', ')} set${vars.length === 1 ? 's' : ''} where to look` : ''].filter(Boolean).join('; ');
+  const what = prefix ? `no ${host.label} session whose id starts with "${prefix}"` : `no ${host.label} session`;
+  return `${arg.endsWith(':') ? arg : `${arg}:`} ${what} in ${host.watchRoots(defaults).join(', ')}${hint ? ` (${hint})` : ''}`;
 }
 
 /**

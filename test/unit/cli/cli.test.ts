@@ -116,7 +116,7 @@ describe('prefix-lens CLI', () => {
       assert.equal((await run(['analyze', '--json', 'pi:'])).code, 0);
       const none = await run(['analyze', 'pi:zzz']);
       assert.equal(none.code, 2);
-      assert.match(none.err, /pi:zzz: no Pi session with that id prefix \(1 sessions found\)/);
+      assert.equal(none.err, 'prefix-lens: pi:zzz: no Pi session whose id starts with "zzz" in test/fixtures/pi/main/agent/sessions (1 session there; PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR set where to look)');
     } finally {
       if (saved === undefined) delete process.env.PI_CODING_AGENT_DIR;
       else process.env.PI_CODING_AGENT_DIR = saved;
