@@ -316,6 +316,8 @@ async function run(
   }
   let errors = 0;
   let count = 0;
+  /** Sessions printed with their request table (text mode): the legend explains them. */
+  let tables = 0;
   const bad: SessionReport[] = [];
   /** Unreadable sessions copied from the output cache or rendered by a worker (only counted: --json prints no diagnostics list). */
   let badCached = 0;
@@ -438,7 +440,7 @@ async function run(
           } else if (html?.toStdout) continue;
           else {
             if (count > 1) out('');
-            renderSession(s, out);
+            if (renderSession(s, out)) tables++;
             // A session's lines are queued at most once: the next is read when they are taken.
             await drained();
           }
@@ -474,7 +476,7 @@ async function run(
     // Each input that gave nothing was named on stderr with where it looked; else say it here.
     if (!errors) out('no sessions found');
   }
-  else {
+  else if (tables) {
     out('');
     for (const line of LEGEND) out(line);
   }

@@ -127,10 +127,20 @@ function renderDeltas(r: RequestReport, out: (line: string) => void): void {
   );
 }
 
-/** Renders one session: header, one row per request, totals, diagnostics. */
-export function renderSession(s: SessionReport, out: (line: string) => void): void {
+/**
+ * Renders one session: header, one row per request, totals, diagnostics. A session of no requests
+ * (unreadable, or nothing in it yet) is its header and what was found instead (diagnostics,
+ * ignored entries): no empty table, no totals, unless `table` (a live view whose rows come later).
+ * @returns whether the request table was printed (the legend explains it)
+ */
+export function renderSession(s: SessionReport, out: (line: string) => void, table = false): boolean {
   out(`${s.host} session ${safe(s.id)}${s.title ? ` "${safe(s.title)}"` : ''}`);
   out(`  ${safe(s.path)}`);
+  if (!s.requests.length && !table) {
+    out('  0 requests');
+    renderFindings(s, out);
+    return false;
+  }
   const evidence = new Set(s.requests.map((r) => r.evidence));
   out(`  ${s.requests.length} requests, evidence: ${[...evidence].join(', ') || 'none'}`);
   // Notes shared by several requests describe the session; one-off notes stay in the JSON.
@@ -163,6 +173,12 @@ export function renderSession(s: SessionReport, out: (line: string) => void): vo
         `${h.disagree ? ` (${h.disagreeing.map((i) => `#${i}`).join(', ')})` : ''}${h.notCompared ? `, ${h.notCompared} not compared` : ''}`,
     );
   }
+  renderFindings(s, out);
+  return true;
+}
+
+/** A session's lines under its table (or its header): phux stream, persona, ignored entries, diagnostics. */
+function renderFindings(s: SessionReport, out: (line: string) => void): void {
   if (s.phux) renderPhux(s.phux, out);
   if (s.persona) renderPersona(s.persona, out);
   const ignored = Object.entries(s.ignored);
@@ -219,16 +235,18 @@ export const LEGEND = [
   '  message (collapsed) or kept in place (mid-conversation), vs the same earlier request (Nib ADR 0337).',
 ];
 
-/** Renders a whole report, then the legend. */
+/** Renders a whole report, then the legend when some request table was printed. */
 export function renderReport(report: Report, out: (line: string) => void): void {
+  let tables = 0;
   report.sessions.forEach((s, i) => {
     if (i) out('');
-    renderSession(s, out);
+    if (renderSession(s, out)) tables++;
   });
   if (!report.sessions.length) {
     out('no sessions found');
     return;
   }
+  if (!tables) return;
   out('');
   for (const line of LEGEND) out(line);
 }

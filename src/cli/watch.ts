@@ -64,7 +64,7 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
     if (o.json) o.out(JSON.stringify({ event: 'session', report: live.report }));
     else {
       if (lives.length > 1) o.out('');
-      renderSession(live.report, o.out);
+      renderSession(live.report, o.out, true);
     }
   }
   if (!o.json) o.err(`prefix-lens: watching ${refs.length} session(s) for new requests (Ctrl-C to stop)`);
@@ -89,7 +89,7 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
         return;
       }
       o.out(`${s.host} session ${safe(s.id)}: ${resetText(u.cause)}`);
-      renderSession(s, o.out);
+      renderSession(s, o.out, true);
       l.width = modelWidthOf(s.requests);
       return;
     }
