@@ -21,10 +21,14 @@ function tokens(n: number | null | undefined): string {
   return n >= 10000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-function usd(n: number | null): string {
+/**
+ * USD as the cost column and the check lines show it, as the timeline does (media/format.ts):
+ * `$0`, `$0.00558`, `$0.06628` (five places below $0.1), `$1.25`; `-` = prices unknown.
+ */
+export function usd(n: number | null): string {
   if (n === null) return '-';
-  if (n === 0) return '0';
-  return n < 0.01 ? `$${n.toFixed(5)}` : `$${n.toFixed(2)}`;
+  if (n === 0) return '$0';
+  return n < 0.1 ? `$${n.toFixed(5)}` : `$${n.toFixed(2)}`;
 }
 
 function time(iso: string | null): string {
@@ -228,7 +232,7 @@ export const LEGEND = [
   '  ttl-expired; below-minimum (too short to cache); model-switch; unexplained-miss (prefix unchanged, read collapsed);',
   '  unknown (! = the request failed). (summary)/(title) = requests the host made besides the agent loop.',
   'break: the first changed item (message/tool/system index within its segment) and byte offset (wire: in the body).',
-  'cost: extra USD the break caused; 0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
+  'cost: extra USD the break caused; $0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
   'Below a break: its JSON path, the request compared with, the tokens read (reported) and expected and re-billed',
   '  (~ = estimated from bytes, calibrated on the session\'s usage), and the bytes before/after the first change.',
   'system delta (PI-Desktop): a system message after the first; re-billed both ways = if folded into the first system',

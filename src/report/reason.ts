@@ -83,8 +83,13 @@ function reasonText(r: RequestReport): string {
     case 'break': {
       const where = r.break ? ` at ${breakWhere(r.break)}` : '';
       const why = cause ? ` (${cause.kind}${cause.detail ? `: ${cause.detail}` : ''})` : '';
-      const cost = r.lostTokens > 0 ? `, so ~${n(r.lostTokens)} tokens were billed again${r.costUSD !== null ? ` (+$${r.costUSD.toFixed(5)})` : ''}` : '';
-      return `The prefix differs from${vs}'s${where}${why}: everything after it is not read${cost}.`;
+      if (r.lostTokens > 0) {
+        const cost = r.costUSD !== null ? ` (+$${r.costUSD.toFixed(5)})` : '';
+        return `The prefix differs from${vs}'s${where}${why}: the cache can be read only up to the change, so ~${n(r.lostTokens)} tokens were billed again${cost}.`;
+      }
+      // Nothing re-billed (e.g. a compaction: what follows the change was never cached; or the entry had expired anyway).
+      const read = r.observedRead !== null ? ` (${n(r.observedRead)} tokens read${r.expectedRead !== null ? `, ~${n(r.expectedRead)} expected` : ''})` : '';
+      return `The prefix differs from${vs}'s${where}${why}: the cache can be read up to the change${read} and nothing the cache held was billed again.`;
     }
     case 'ttl-expired': {
       const gap = r.gapMs !== null ? `${duration(r.gapMs)} passed` : 'too much time passed';
