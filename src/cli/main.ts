@@ -1,7 +1,7 @@
 /**
  * `prefix-lens` command line: analyze, check, diff, fleet, capture.
- * Exit codes: 0 done (analyze always, when it could read its input); 1 `check` found a break;
- * 2 usage error or unreadable input.
+ * Exit codes: 0 done (analyze always, when it could read its input); 1 `check` found a break
+ * that fails its gate (gate.ts); 2 usage error or unreadable input.
  */
 import { createWriteStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -26,12 +26,13 @@ import { releaseBetweenSessions, type NextSession } from '../memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
 import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
-import { LEGEND, renderSession, safe } from './text.js';
+import { LEGEND, renderSession, safe, usd } from './text.js';
+import { gateText, parseGate, passReason, type Gate } from './gate.js';
 import { treeStamp, warmPaths, writeManifest } from './warm.js';
 
 const USAGE = `usage:
   prefix-lens analyze [path…] [--requests DIR | --captures DIR] [--json] [--html FILE] [--no-cache] [--watch]
-  prefix-lens check [path…] [--requests DIR | --captures DIR] [--no-cache]
+  prefix-lens check [path…] [--requests DIR | --captures DIR] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE]…
   prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]   (request N beside M, default the one it was compared with)
   prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
@@ -46,7 +47,17 @@ opencode:<sessionID prefix> (alone = every session), botharness:<sessionId prefi
 example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).
 Pi, Claude Code and Codex sessions whose request bodies the capture proxy saved are analyzed in wire
 mode by themselves: the bodies are looked up in $XDG_STATE_HOME/prefix-lens/captures (--captures DIR:
-there instead; repeatable).`;
+there instead; repeatable).
+
+check, the CI gate: lists every break of an agent request with what it re-billed, and fails on
+those that re-billed at least --min-tokens N tokens (default 1: a compaction or branch that
+re-billed nothing passes; 0 = every break fails), cost at least --min-usd X dollars when given
+(a break whose prices are unknown is not let through by it), and have a cause besides those named
+by --ignore CAUSE (repeatable or comma-separated): system-changed, tools-changed, history-rewritten,
+representation-only, volatile-value, params-changed, model-switch, phux-context-in-head,
+persona-drift, parallel-request, lookback-exceeded, breakpoint-moved.
+Exit codes: 0 done (check: no break failed); 1 check: a break failed the gate; 2 usage error, or
+no input could be read (check: any input).`;
 
 /** Bundled examples, listed in examples/index.json relative to the package root. */
 interface Example {
@@ -90,12 +101,20 @@ function where(r: RequestReport): string {
   return r.line > 0 ? `${r.file}:${r.line}` : `${r.file}${r.row ? ` (${r.row})` : ''}`;
 }
 
-/** Verdicts that fail `check`: an agent request's break for a cause other than cold start or model switch. */
-function failing(s: SessionReport): string[] {
-  const out: string[] = [];
+/**
+ * `check`'s line for each break of an agent request (verdict `break`: not a cold start, expiry or
+ * model switch), with what it re-billed, and whether it fails `gate` (a passing one says why).
+ */
+function breaksOf(s: SessionReport, gate: Gate): Array<{ line: string; fails: boolean }> {
+  const out: Array<{ line: string; fails: boolean }> = [];
   for (const r of s.requests) {
     if (r.verdict === 'break' && r.kind === 'agent') {
-      out.push(`${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')})`);
+      const pass = passReason(r, gate);
+      const cost = `~${r.lostTokens} tokens re-billed, ${r.costUSD === null ? 'cost unknown' : usd(r.costUSD)}`;
+      out.push({
+        line: `${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')}): ${cost}${pass ? `; passes: ${pass}` : ''}`,
+        fails: pass === null,
+      });
     }
   }
   return out;
@@ -219,6 +238,9 @@ export async function main(
         captures: { type: 'string', multiple: true },
         'no-cache': { type: 'boolean' },
         watch: { type: 'boolean' },
+        'min-tokens': { type: 'string' },
+        'min-usd': { type: 'string' },
+        ignore: { type: 'string', multiple: true },
         help: { type: 'boolean' },
       },
     });
@@ -246,7 +268,10 @@ export async function main(
   }
 }
 
-type Args = { values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; watch?: boolean }; positionals: string[] };
+type Args = {
+  values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; watch?: boolean; 'min-tokens'?: string; 'min-usd'?: string; ignore?: string[] };
+  positionals: string[];
+};
 
 /** analyze / check once the arguments are parsed. */
 async function run(
@@ -260,6 +285,16 @@ async function run(
   warm: string[] | null,
   drained: () => Promise<void>,
 ): Promise<number> {
+  const gateOptions = (['min-tokens', 'min-usd', 'ignore'] as const).filter((o) => args.values[o] !== undefined);
+  if (command === 'analyze' && gateOptions.length) {
+    err(`prefix-lens: --${gateOptions[0]} is an option of check, not analyze\n${USAGE}`);
+    return 2;
+  }
+  const gate = parseGate(args.values);
+  if (typeof gate === 'string') {
+    err(`prefix-lens: ${safe(gate)}\n${USAGE}`);
+    return 2;
+  }
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
     if (command === 'check') {
@@ -321,7 +356,7 @@ async function run(
   const bad: SessionReport[] = [];
   /** Unreadable sessions copied from the output cache or rendered by a worker (only counted: --json prints no diagnostics list). */
   let badCached = 0;
-  const failed: string[] = [];
+  const breaks: Array<{ line: string; fails: boolean }> = [];
   // JSON lines: DEL, C1 and bidi marks inside strings become \u escapes (same values, safe to cat).
   // jsonText's output holds no character terminalText replaces (JSON.stringify escapes C0, the
   // indentation is spaces and newlines), so the chunks go to the raw sink: the output cache then
@@ -425,7 +460,7 @@ async function run(
         count++;
         if (unreadable(s)) bad.push({ ...s, requests: [] });
         if (command === 'check') {
-          failed.push(...failing(s));
+          breaks.push(...breaksOf(s, gate));
           // Read with damage (a malformed line skipped, a cut last line): the gate says where, on stderr.
           if (!unreadable(s)) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
         }
@@ -458,9 +493,12 @@ async function run(
       err(`prefix-lens: ${errors + bad.length} input(s) could not be read`);
       return 2;
     }
-    for (const line of failed) out(line);
-    out(failed.length ? `${failed.length} request(s) break the cache` : `no cache breaks in ${count} session(s)`);
-    return failed.length ? 1 : 0;
+    for (const b of breaks) out(b.line);
+    const fails = breaks.filter((b) => b.fails).length;
+    const passed = breaks.length - fails;
+    if (fails) out(`${fails} request(s) break the cache${passed ? `; ${passed} more break(s) pass the gate (${gateText(gate)})` : ''}`);
+    else out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${count} session(s); ${passed} break(s) pass it` : `no cache breaks in ${count} session(s)`);
+    return fails ? 1 : 0;
   }
   if (html && !(await html.end(count))) return 2;
   if (!noCache && command === 'analyze') await pruneCache(cacheDir);

@@ -28,6 +28,25 @@ export type CauseKind =
   /** A live entry lies after every breakpoint of the request: the breakpoints moved before the block where it was written. */
   | 'breakpoint-moved';
 
+/** Every cause class, in the order of CauseKind (e.g. for validating `check --ignore`). */
+export const CAUSE_KINDS = [
+  'system-changed',
+  'tools-changed',
+  'history-rewritten',
+  'representation-only',
+  'volatile-value',
+  'params-changed',
+  'model-switch',
+  'phux-context-in-head',
+  'persona-drift',
+  'parallel-request',
+  'lookback-exceeded',
+  'breakpoint-moved',
+] as const satisfies readonly CauseKind[];
+// Compile-time: the list names every CauseKind.
+const _everyCause: Exclude<CauseKind, (typeof CAUSE_KINDS)[number]> extends never ? true : never = true;
+void _everyCause;
+
 /**
  * One cause of a break. `certainty` is `likely` when the evidence is indirect (e.g. an opaque
  * head in reconstructed mode), `certain` when the changed bytes show it.

@@ -20,13 +20,14 @@ describe('check names the diagnostics of a session it read with damage', () => {
     const lines = readFileSync(PI, 'utf8').split('\n');
     const file = join(dir, 'mid.jsonl');
     writeFileSync(file, [...lines.slice(0, 10), '{not json', ...lines.slice(10)].join('\n'));
-    const r = await runCli(['check', file, '--no-cache']);
+    // --min-tokens 0: these breaks re-billed nothing, and every break is to fail here.
+    const r = await runCli(['check', file, '--no-cache', '--min-tokens', '0']);
     assert.equal(r.code, 1);
     assert.deepEqual(r.err.trim().split('\n'), [`${file}:11: malformed JSON line skipped: Expected property name or '}' in JSON at position 1`]);
     assert.deepEqual(r.out.trim().split('\n').map((l) => l.replace(/ pi session .*request/, ' request')), [
-      `${file}:34: request #9 breaks the cache (history-rewritten)`,
-      `${file}:39: request #10 breaks the cache (history-rewritten)`,
-      `${file}:46: request #13 breaks the cache (history-rewritten)`,
+      `${file}:34: request #9 breaks the cache (history-rewritten): ~0 tokens re-billed, $0`,
+      `${file}:39: request #10 breaks the cache (history-rewritten): ~0 tokens re-billed, $0`,
+      `${file}:46: request #13 breaks the cache (history-rewritten): ~0 tokens re-billed, $0`,
       '3 request(s) break the cache',
     ]);
   });
@@ -39,7 +40,7 @@ describe('check names the diagnostics of a session it read with damage', () => {
     process.env.XDG_CACHE_HOME = join(dir, 'cache');
     try {
       for (const args of [['--no-cache'], [], []]) {
-        const r = await runCli(['check', file, ...args]);
+        const r = await runCli(['check', file, '--min-tokens', '0', ...args]);
         assert.equal(r.code, 1);
         assert.match(r.err, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:45: truncated last line \\(no newline at end of file; the host may still be writing it\\)`));
         assert.equal(r.out.trim().split('\n').at(-1), '2 request(s) break the cache');
