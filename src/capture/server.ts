@@ -14,6 +14,8 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { MAX_JSON_DEPTH } from '../core/depth.js';
+import { rootMember } from '../core/jsonspan.js';
 import { FILE_LIMITS } from '../hosts/files.js';
 import { header, sessionOf } from '../hosts/wireconversation.js';
 import { displayUrl, parseUpstreams, routeOf, upstreamUrl, type UpstreamFamily } from './route.js';
@@ -271,62 +273,15 @@ function responseHeaders(raw: string[]): string[] {
 
 /**
  * The string value of a top-level member of a JSON object, or null (not an object, no such member,
- * not a string, not JSON up to it). Scans the bytes up to that member instead of parsing the whole
- * body (hosts put `model` first; a parse of a large body would hold up every other stream).
+ * not a string, not JSON up to it). Scans the bytes up to that member (core/jsonspan.ts
+ * rootMember) instead of parsing the whole body (hosts put `model` first; a parse of a large body
+ * would hold up every other stream).
  */
 export function topLevelString(body: Uint8Array, key: string): string | null {
-  const Q = 0x22;
-  const n = body.length;
-  let i = 0;
-  const ws = () => {
-    while (i < n && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
-  };
-  /** Index after the string starting at i (a quote), or -1. */
-  const skipString = (from: number) => {
-    for (let j = from + 1; j < n; j++) {
-      if (body[j] === 0x5c) j++;
-      else if (body[j] === Q) return j + 1;
-    }
-    return -1;
-  };
-  const readString = (from: number): string | null => {
-    const end = skipString(from);
-    if (end < 0) return null;
-    try {
-      return JSON.parse(Buffer.from(body.buffer, body.byteOffset + from, end - from).toString('utf8')) as string;
-    } catch {
-      return null;
-    }
-  };
-  ws();
-  if (body[i] !== 0x7b) return null;
-  i++;
-  for (;;) {
-    ws();
-    if (body[i] !== Q) return null;
-    const k = readString(i);
-    i = skipString(i);
-    if (k === null || i < 0) return null;
-    ws();
-    if (body[i] !== 0x3a) return null;
-    i++;
-    ws();
-    if (k === key) return body[i] === Q ? readString(i) : null;
-    // Skip the value: strings, and nested brackets counted outside strings.
-    let depth = 0;
-    for (; i < n; i++) {
-      const c = body[i];
-      if (c === Q) {
-        const e = skipString(i);
-        if (e < 0) return null;
-        i = e - 1;
-      } else if (c === 0x7b || c === 0x5b) depth++;
-      else if (c === 0x7d || c === 0x5d) {
-        if (depth === 0) return null;
-        depth--;
-      } else if (c === 0x2c && depth === 0) break;
-    }
-    if (i >= n) return null;
-    i++;
+  try {
+    const v = rootMember(body, key, MAX_JSON_DEPTH);
+    return v?.type === 'string' ? (JSON.parse(Buffer.from(body.buffer, body.byteOffset + v.start, v.end - v.start).toString('utf8')) as string) : null;
+  } catch {
+    return null;
   }
 }

@@ -47,6 +47,18 @@ export function scanSpans(buf: Uint8Array, maxDepth = 6, depthLimit = 512): Span
   return root;
 }
 
+/**
+ * The value of the first member named `key` of the root object, scanning only up to it (what
+ * follows is not read: a request body's `model` is found without scanning its messages); values
+ * before it are skipped, not materialized.
+ * @returns undefined when the root is an object without such a member before its end
+ * @throws SyntaxError when the document is not JSON up to that member or its root is not an
+ *   object; JsonTooDeep past `depthLimit`
+ */
+export function rootMember(buf: Uint8Array, key: string, depthLimit = 512): Span | undefined {
+  return new Scanner(buf, 0, depthLimit).rootMember(key);
+}
+
 /** The member value with `key`, or undefined. */
 export function member(span: Span | undefined, key: string): Span | undefined {
   return span?.members?.find((m) => m.key === key)?.value;
@@ -126,6 +138,41 @@ class Scanner {
     this.fail('unterminated string');
   }
 
+  /** The root object's first member named `key` (see rootMember). */
+  rootMember(key: string): Span | undefined {
+    this.ws();
+    if (this.buf[this.pos] !== 0x7b) this.fail('expected an object');
+    this.pos++;
+    this.ws();
+    if (this.buf[this.pos] === 0x7d) return undefined;
+    for (;;) {
+      this.ws();
+      if (this.buf[this.pos] !== QUOTE) this.fail('expected key');
+      const keyStart = this.pos;
+      this.skipString();
+      const k = JSON.parse(utf8.decode(this.buf.subarray(keyStart, this.pos))) as string;
+      this.ws();
+      if (this.buf[this.pos] !== 0x3a) this.fail('expected colon');
+      this.pos++;
+      this.ws();
+      const value = this.value(1);
+      if (k === key) return value;
+      this.ws();
+      if (this.separator(0x7d)) return undefined;
+    }
+  }
+
+  /**
+   * After a member or item: true at the closing bracket `close`, false at a comma (both passed);
+   * anything else fails at its own offset.
+   */
+  private separator(close: number): boolean {
+    const c = this.buf[this.pos];
+    if (c !== close && c !== 0x2c) this.fail(close === 0x7d ? 'expected , or }' : 'expected , or ]');
+    this.pos++;
+    return c === close;
+  }
+
   private object(depth: number): Span {
     const start = this.pos++;
     const keep = depth < this.maxDepth;
@@ -148,9 +195,7 @@ class Scanner {
       const value = this.value(depth + 1);
       members?.push({ key, keyStart, value });
       this.ws();
-      const c = this.buf[this.pos++];
-      if (c === 0x7d) break;
-      if (c !== 0x2c) this.fail('expected , or }');
+      if (this.separator(0x7d)) break;
     }
     return { start, end: this.pos, type: 'object', members };
   }
@@ -168,9 +213,7 @@ class Scanner {
       const v = this.value(depth + 1);
       items?.push(v);
       this.ws();
-      const c = this.buf[this.pos++];
-      if (c === 0x5d) break;
-      if (c !== 0x2c) this.fail('expected , or ]');
+      if (this.separator(0x5d)) break;
     }
     return { start, end: this.pos, type: 'array', items };
   }
