@@ -12,6 +12,16 @@ import { hostSetupText } from '../capture/setup.js';
 import { CaptureStore, DEFAULT_MAX_BYTES, defaultCaptureDir } from '../capture/store.js';
 import { safe } from './text.js';
 
+/** The options `capture` accepts (each is in its usage and the README; test/unit/cli/usage-flags.test.ts). */
+export const CAPTURE_OPTIONS = {
+  port: { type: 'string' },
+  upstream: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  'max-mb': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 /** `--help` text for a proxy at `url`. */
 export function captureUsage(url = `http://${CAPTURE_HOST}:${DEFAULT_CAPTURE_PORT}`): string {
   return `usage:
@@ -38,14 +48,7 @@ export async function captureCommand(argv: string[], out: (s: string) => void, e
   try {
     args = parseArgs({
       args: argv,
-      options: {
-        port: { type: 'string' },
-        upstream: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        'max-mb': { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: CAPTURE_OPTIONS,
     });
   } catch (e) {
     err(`prefix-lens capture: ${safe((e as Error).message)}\n${captureUsage()}`);

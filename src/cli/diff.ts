@@ -20,6 +20,9 @@ import { sessionsAt } from './pipeline.js';
 import { compareRequests, comparisonLine } from '../report/requestText.js';
 import { safe } from '../sanitize.js';
 
+/** The options `diff` accepts (each is in DIFF_USAGE and the README; test/unit/cli/usage-flags.test.ts). */
+export const DIFF_OPTIONS = { session: { type: 'string' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+
 export const DIFF_USAGE = 'usage: prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]';
 
 /**
@@ -32,7 +35,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     args = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { session: { type: 'string' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean' } },
+      options: DIFF_OPTIONS,
     });
   } catch (e) {
     err(`prefix-lens diff: ${safe((e as Error).message)}\n${DIFF_USAGE}`);

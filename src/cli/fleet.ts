@@ -14,7 +14,16 @@ import { parseArgs } from 'node:util';
 import { fetchFleet, type FleetClientOptions, type FleetResult } from '../phux/client.js';
 import { displayText, jsonText, safe } from '../sanitize.js';
 
-const USAGE = 'usage: prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]';
+/** The options `fleet` accepts (each is in its usage and the README; test/unit/cli/usage-flags.test.ts). */
+export const FLEET_OPTIONS = {
+  json: { type: 'boolean' },
+  'phux-bin': { type: 'string' },
+  socket: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const FLEET_USAGE = 'usage: prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]';
 
 /** Test seams of `fleetCommand`: the environment used for PHUX_BIN/PHUX_SOCKET defaults and the child. */
 export interface FleetCommandDeps {
@@ -34,23 +43,17 @@ export async function fleetCommand(argv: string[], out: (s: string) => void, dep
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        json: { type: 'boolean' },
-        'phux-bin': { type: 'string' },
-        socket: { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: FLEET_OPTIONS,
       strict: true,
       allowPositionals: false,
     }));
   } catch (e) {
     err(`prefix-lens fleet: ${safe(e instanceof Error ? e.message : String(e))}`);
-    err(USAGE);
+    err(FLEET_USAGE);
     return 2;
   }
   if (values.help) {
-    out(USAGE);
+    out(FLEET_USAGE);
     return 0;
   }
   const options: FleetClientOptions = { env: deps.env };

@@ -30,34 +30,54 @@ import { LEGEND, renderSession, safe, usd } from './text.js';
 import { gateText, parseGate, passReason, type Gate } from './gate.js';
 import { treeStamp, warmPaths, writeManifest } from './warm.js';
 
-const USAGE = `usage:
-  prefix-lens analyze [path…] [--requests DIR | --captures DIR] [--json] [--html FILE] [--no-cache] [--watch]
-  prefix-lens check [path…] [--requests DIR | --captures DIR] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE]…
-  prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]   (request N beside M, default the one it was compared with)
-  prefix-lens fleet [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
-  prefix-lens capture [--port N] [--upstream URL] [--out DIR] [--max-mb N]   (capture --help: how to point each host at it)
+/** `prefix-lens --help`: every command with every option it takes, what they do, the exit codes. */
+export const USAGE = `usage:
+  prefix-lens analyze [path…] [--requests DIR | --captures DIR…] [--json] [--html FILE] [--no-cache] [--watch]
+  prefix-lens check   [path…] [--requests DIR | --captures DIR…] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE…]
+  prefix-lens diff    <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR…] [--context LINES]
+  prefix-lens fleet   [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
+  prefix-lens capture [--port N] [--upstream URL…] [--out DIR] [--max-mb N] [--quiet]
+(… = repeatable; <command> --help for diff, fleet and capture: capture's says how to point each host at it)
+
+analyze: one row per request (verdict, break, cause, cost), then a legend. --json: the report as
+JSON (version 1) instead. --html FILE: the timeline as one self-contained HTML file instead of the
+text report (one line on stderr says what was written; - = the HTML on stdout). --watch: then each
+new request as it lands. --no-cache: read everything again (results are cached in
+$XDG_CACHE_HOME/prefix-lens). --requests DIR: the request bodies the host sent (*.body.json, wire
+evidence); without it, bodies the capture proxy saved are found in
+$XDG_STATE_HOME/prefix-lens/captures (--captures DIR: there instead).
+check, the CI gate: lists every break of an agent request with what it re-billed; one fails when
+it re-billed at least --min-tokens N tokens (default 1: a compaction or branch that re-billed
+nothing passes; 0 = every break fails), cost at least --min-usd X dollars when given (unknown
+prices are not let through), and has a cause besides those named by --ignore CAUSE (or a
+comma-separated list): system-changed, tools-changed, history-rewritten, representation-only,
+volatile-value, params-changed, model-switch, phux-context-in-head, persona-drift,
+parallel-request, lookback-exceeded, breakpoint-moved.
+diff: request N beside M (default: the one it was compared with) as a unified diff of the prefixes.
 
 path: a Pi, Claude Code, Codex or PI-Desktop session (.jsonl), an OpenCode data dir or opencode.db,
 a DSH home ($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) for BotHarness, a
 PI-Desktop data dir ($PI_DESKTOP_DATA_DIR, ~/.pi-desktop), a folder of captured request bodies
 (*.body.json), or any folder with sessions below it (e.g. ~/.claude, ~/.codex, Pi's agent dir);
-pi:<id prefix>, claude:<id prefix>, codex:<id prefix>, pidesktop:<id prefix> (alone = the
-newest session of that host),
-opencode:<sessionID prefix> (alone = every session), botharness:<sessionId prefix> (botharness: = the newest). No path: the bundled
-example sessions. Results are cached in $XDG_CACHE_HOME/prefix-lens (--no-cache: read all).
-Pi, Claude Code and Codex sessions whose request bodies the capture proxy saved are analyzed in wire
-mode by themselves: the bodies are looked up in $XDG_STATE_HOME/prefix-lens/captures (--captures DIR:
-there instead; repeatable).
+pi:, claude:, codex:, pidesktop:, botharness:<id prefix> (alone = that host's newest session),
+opencode:<id prefix> (alone = every session). No path: the bundled example sessions.
 
-check, the CI gate: lists every break of an agent request with what it re-billed, and fails on
-those that re-billed at least --min-tokens N tokens (default 1: a compaction or branch that
-re-billed nothing passes; 0 = every break fails), cost at least --min-usd X dollars when given
-(a break whose prices are unknown is not let through by it), and have a cause besides those named
-by --ignore CAUSE (repeatable or comma-separated): system-changed, tools-changed, history-rewritten,
-representation-only, volatile-value, params-changed, model-switch, phux-context-in-head,
-persona-drift, parallel-request, lookback-exceeded, breakpoint-moved.
-Exit codes: 0 done (check: no break failed); 1 check: a break failed the gate; 2 usage error, or
-no input could be read (check: any input).`;
+Exit codes: 0 done (check: no break failed the gate); 1 check: a break failed the gate (diff: no
+request N or M); 2 usage error, or no input could be read (check: any input could not be read).`;
+
+/** The options of analyze and check, each with the commands that take it (in USAGE and the README; test/unit/cli/usage-flags.test.ts). */
+export const REPORT_OPTIONS = {
+  json: { type: 'boolean', commands: ['analyze'] },
+  html: { type: 'string', commands: ['analyze'] },
+  requests: { type: 'string', commands: ['analyze', 'check'] },
+  captures: { type: 'string', multiple: true, commands: ['analyze', 'check'] },
+  'no-cache': { type: 'boolean', commands: ['analyze', 'check'] },
+  watch: { type: 'boolean', commands: ['analyze'] },
+  'min-tokens': { type: 'string', commands: ['check'] },
+  'min-usd': { type: 'string', commands: ['check'] },
+  ignore: { type: 'string', multiple: true, commands: ['check'] },
+  help: { type: 'boolean', short: 'h', commands: ['analyze', 'check'] },
+} as const;
 
 /** Bundled examples, listed in examples/index.json relative to the package root. */
 interface Example {
@@ -231,18 +251,7 @@ export async function main(
     args = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        html: { type: 'string' },
-        requests: { type: 'string' },
-        captures: { type: 'string', multiple: true },
-        'no-cache': { type: 'boolean' },
-        watch: { type: 'boolean' },
-        'min-tokens': { type: 'string' },
-        'min-usd': { type: 'string' },
-        ignore: { type: 'string', multiple: true },
-        help: { type: 'boolean' },
-      },
+      options: REPORT_OPTIONS,
     });
   } catch (e) {
     // parseArgs quotes the offending argument as given: one line, made visible.
@@ -252,6 +261,14 @@ export async function main(
   if (args.values.help) {
     out(USAGE);
     return 0;
+  }
+  // One parser for both commands: an option of the other command is a usage error, not ignored.
+  const foreign = (Object.keys(REPORT_OPTIONS) as Array<keyof typeof REPORT_OPTIONS>).find(
+    (o) => args.values[o] !== undefined && !(REPORT_OPTIONS[o].commands as readonly string[]).includes(command),
+  );
+  if (foreign) {
+    err(`prefix-lens: --${foreign} is an option of ${REPORT_OPTIONS[foreign].commands.join(' and ')}, not ${command}\n${USAGE}`);
+    return 2;
   }
   if (args.values.captures && args.values.requests) {
     err(`prefix-lens: --captures and --requests exclude each other (--requests names the bodies itself)\n${USAGE}`);
@@ -285,11 +302,6 @@ async function run(
   warm: string[] | null,
   drained: () => Promise<void>,
 ): Promise<number> {
-  const gateOptions = (['min-tokens', 'min-usd', 'ignore'] as const).filter((o) => args.values[o] !== undefined);
-  if (command === 'analyze' && gateOptions.length) {
-    err(`prefix-lens: --${gateOptions[0]} is an option of check, not analyze\n${USAGE}`);
-    return 2;
-  }
   const gate = parseGate(args.values);
   if (typeof gate === 'string') {
     err(`prefix-lens: ${safe(gate)}\n${USAGE}`);
@@ -297,10 +309,6 @@ async function run(
   }
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
-    if (command === 'check') {
-      err(`prefix-lens: --html is an option of analyze, not check\n${USAGE}`);
-      return 2;
-    }
     if (args.values.html === '-' && args.values.json) {
       err(`prefix-lens: --json and --html - both write to stdout; give --html a file\n${USAGE}`);
       return 2;
@@ -319,7 +327,7 @@ async function run(
   }
   const inputs = await inputsOf(args.positionals, args.values.requests, root);
   if (args.values.watch) {
-    if (command !== 'analyze' || args.values.html !== undefined || args.values.requests) {
+    if (args.values.html !== undefined || args.values.requests) {
       err(`prefix-lens: --watch is an option of analyze, without --html or --requests\n${USAGE}`);
       return 2;
     }
@@ -472,8 +480,10 @@ async function run(
           if (json) {
             await json.session(s, entry ? (t) => entry.text(t) : undefined, jsonText, entry ? (b) => entry.bytes(b) : undefined);
             entry?.endSession(s.requests.length, unreadable(s));
-          } else if (html?.toStdout) continue;
-          else {
+          } else if (html) {
+            // The HTML report instead of the text one: what the text would have said of damage, on stderr.
+            for (const d of s.diagnostics) if (d.severity !== 'info') err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+          } else {
             if (count > 1) out('');
             if (renderSession(s, out)) tables++;
             // A session's lines are queued at most once: the next is read when they are taken.
@@ -508,8 +518,8 @@ async function run(
       await writeManifest(cacheDir, { rules: rulesHash(defaultRules), paths: warm, trees: trees as string[], refs: printed });
     }
   }
-  else if (html?.toStdout) {
-    // The HTML went to stdout: no table around it.
+  else if (html) {
+    // The HTML report instead of the text one (its file named on stderr by html.end).
   } else if (!count) {
     // Each input that gave nothing was named on stderr with where it looked; else say it here.
     if (!errors) out('no sessions found');
