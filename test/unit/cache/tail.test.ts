@@ -188,7 +188,7 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     assert.deepEqual(stated, [43, 18, 43, 18]);
     // Every append holding a compaction, a branch summary or a model change continued; those and
     // the branches (main) read the entry tree again (tree). The others fell back for the two
-    // reasons that need every earlier request judged again (README "Persisted tail").
+    // reasons that need every earlier request judged again (docs/cache.md "Persisted tail").
     const events = { compaction: [1, 1], branchSummary: [1, 1], modelChange: [2, 2] };
     const none = { compaction: [0, 0], branchSummary: [0, 0], modelChange: [2, 2] };
     const mainMisses = { 'the token model moved': 5, 'earlier requests rebuilt (a new rate)': 3 };
@@ -229,7 +229,7 @@ describe('persisted tail (Pi): a new process continues a grown session from its 
     // Each cut whose appended lines hold one of these continued.
     assert.deepEqual(r.events, { compaction: [1, 1], branchSummary: [2, 2], modelChange: [3, 3] });
     // A new rate reprices earlier requests, a new point of a young lineage moves the estimates of
-    // its earlier requests: both need them judged again (README "Persisted tail").
+    // its earlier requests: both need them judged again (docs/cache.md "Persisted tail").
     assert.deepEqual(r.misses, { 'earlier requests rebuilt (a new rate)': 2, 'the token model moved': 4 });
   });
 

@@ -140,11 +140,11 @@ const SessionShape = z.looseObject({
   tokenModel: z.looseObject({ base: z.record(z.string(), finite), perByte: finite, calibrated: z.boolean() }),
   requests: z.array(RequestShape),
 });
-/** `--json` version 1, as the README documents it (the fields a consumer relies on; more may follow). */
+/** `--json` version 1, as docs/json.md documents it (the fields a consumer relies on; more may follow). */
 export const ReportShape = z.object({ version: z.literal(1), sessions: z.array(SessionShape) });
 export type ShapedReport = z.infer<typeof ReportShape>;
 
-/** `fleet --json`, as the README documents it. */
+/** `fleet --json`, as docs/json.md documents it. */
 export const FleetShape = z.looseObject({
   state: z.enum(['ok', 'not-installed', 'not-running', 'timeout', 'invalid']),
   panes: z.array(z.unknown()),
