@@ -1,20 +1,21 @@
 /**
  * The status-bar item of the session an agent is writing now: the newest listed session, when its
- * file changed within ACTIVE_MS, with its hit rate and breaks. The figures are the Sessions view's
- * summaries (so they follow the file as the view does); when the session's latest request broke
- * the cache, the item says so in the warning colours. Click: that session's Timeline. Hidden when no
+ * file changed within ACTIVE_MS, named (title or first prompt, cut: format.ts statusText) with its
+ * hit rate and breaks: `$(warning) pi lab session · 64% hit · 3 breaks`. The figures are the
+ * Sessions view's summaries (so they follow the file as the view does); when the session's latest
+ * request broke the cache, the item says so in the warning colours. Click: that session's Timeline,
+ * at the latest request when it broke (else at the first break, as the Timeline opens). Hidden when no
  * session is active. It lists nothing itself (activation reads nothing): it appears after the
  * first listing a view or command asked for, and follows every later one.
  */
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
-import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, tokens } from './format.js';
+import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, statusText, tokens } from './format.js';
 import type { SessionsView } from './sessionsView.js';
 import type { SessionSummary } from './summaryCache.js';
 
 /** How long after its last write a session counts as active (ms): a turn, plus a pause to read it. */
 const ACTIVE_MS = 30 * 60_000;
-
 export class ActiveSessionStatus implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private readonly listener: vscode.Disposable;
@@ -49,6 +50,11 @@ export class ActiveSessionStatus implements vscode.Disposable {
   get warning(): boolean {
     return this.item.backgroundColor !== undefined;
   }
+  /** What a click runs (command id and arguments), for tests. */
+  get command(): vscode.Command | undefined {
+    const c = this.item.command;
+    return typeof c === 'string' ? { command: c, title: c } : c;
+  }
 
   /** Shows the newest listed session if it is active (its summary as far as known; asks the view for a current one), else hides. */
   update(): void {
@@ -65,22 +71,23 @@ export class ActiveSessionStatus implements vscode.Disposable {
   }
 
   private show(ref: SessionRef, s: SessionSummary | undefined): void {
-    const name = sessionName(ref);
-    this.item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [ref] };
+    const name = s?.title ?? sessionName(ref);
+    const broke = s?.last?.verdict === 'break';
+    // At the latest request when it broke: that is what the warning colours point at.
+    const at = broke && s?.last ? s.last.index : undefined;
+    this.item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [at === undefined ? ref : { ref, requestIndex: at }] };
     const md = new vscode.MarkdownString(undefined, true);
     md.supportHtml = false;
-    md.appendMarkdown('**Prefix Lens** · active session\n\n');
+    md.appendMarkdown('**Prefix Lens** · the session being written now\n\n');
     // appendText escapes the untrusted title and path (a line break in it becomes a paragraph).
-    md.appendText(`${s?.title ?? name}\n`);
+    md.appendText(`${name}\n`);
     md.appendText(`${this.sessions.hostLabel(ref.host)}${ref.project ? ` · ${ref.project}` : ''} · written ${ago(ref.mtimeMs)}\n`);
-    const broke = s?.last?.verdict === 'break';
+    this.item.text = statusText(name, s);
     if (!s) {
-      this.item.text = '$(loading~spin) analyzing…';
       this.item.backgroundColor = undefined;
       this.item.accessibilityInformation = { label: `Prefix Lens: analyzing the active session ${name}` };
     } else {
       const hit = hitText(s);
-      this.item.text = `$(${broke ? 'warning' : 'pulse'}) ${hit} · ${plural(s.breaks, 'break')}`;
       this.item.backgroundColor = broke ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
       this.item.accessibilityInformation = { label: `Prefix Lens: active session ${name}: ${hit}, ${plural(s.breaks, 'break')}${broke ? ', the latest request broke the cache' : ''}` };
       md.appendMarkdown(`${countsMarkdown(s)}\n\n`);
@@ -91,7 +98,7 @@ export class ActiveSessionStatus implements vscode.Disposable {
       }
       md.appendMarkdown(`${rebilledMarkdown(s)}\n\n`);
     }
-    md.appendMarkdown('Click to open its Timeline.');
+    md.appendMarkdown(at === undefined ? 'Click to open its Timeline.' : `Click to open its Timeline at request #${at}.`);
     this.item.tooltip = md;
     this.item.show();
   }

@@ -64,8 +64,11 @@ export interface PrefixLensApi {
   timelines(): Promise<TimelinePanels>;
 }
 
-/** `openTimeline`'s argument: a listed session, a file path (optionally at a request), or nothing (pick). */
-type TimelineTarget = SessionRef | { path: string; requestIndex?: number } | undefined;
+/**
+ * `openTimeline`'s argument: a listed session (optionally at a request: the status bar's latest
+ * break), a file path (optionally at a request), or nothing (pick).
+ */
+type TimelineTarget = SessionRef | { ref: SessionRef; requestIndex?: number } | { path: string; requestIndex?: number } | undefined;
 
 /**
  * `compareRequests`' argument: the session (`ref`, or a file `path`; neither = the active
@@ -181,6 +184,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       return ref && { ref };
     }
     if ('key' in t) return { ref: t };
+    if ('ref' in t) return { ref: t.ref, requestIndex: t.requestIndex };
     const found = await sessions.findByPath(t.path);
     if (found) return { ref: found, requestIndex: t.requestIndex };
     // A file outside the listed folders: recognized by the registry as the CLI does (any host).

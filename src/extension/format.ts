@@ -43,5 +43,33 @@ export const hitText = (t: SessionSummary): string => (t.hitRate === null ? 'no 
 export const countsMarkdown = (t: SessionSummary): string =>
   `**${t.requests}** requests · **${t.breaks}** breaks · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**`;
 
+/** The session's name in the status bar is cut to this many characters, the ellipsis included (the status bar is shared). */
+export const STATUS_NAME_CHARS = 24;
+
+/**
+ * `text` on one line, at most `max` characters: cut at the last space when that keeps at least
+ * half of them (`Hello with long cache…`), else mid-word, with an ellipsis.
+ */
+export function shortName(text: string, max: number): string {
+  const flat = displayText(text, Number.MAX_SAFE_INTEGER);
+  if (flat.length <= max) return flat;
+  const head = flat.slice(0, max - 1);
+  const space = head.lastIndexOf(' ');
+  return `${(space >= max / 2 ? head.slice(0, space) : head).trimEnd()}…`;
+}
+
+/**
+ * The status-bar item's text for the session being written now: icon, its name (shortName,
+ * STATUS_NAME_CHARS), hit rate and breaks: `$(warning) pi lab session · 64% hit · 3 breaks`, the
+ * warning icon when its latest request broke the cache; `analyzing…` before its summary is known.
+ * `name` is untrusted (a title or a prompt): a `$(` in it is escaped (`\$(`, as VS Code's
+ * escapeIcons does), so it shows as text, never as an icon.
+ */
+export function statusText(name: string, s: SessionSummary | undefined): string {
+  const short = shortName(name, STATUS_NAME_CHARS).replaceAll('$(', '\\$(');
+  if (!s) return `$(loading~spin) ${short} · analyzing…`;
+  return `$(${s.last?.verdict === 'break' ? 'warning' : 'pulse'}) ${short} · ${hitText(s)} · ${plural(s.breaks, 'break')}`;
+}
+
 /** Markdown (numbers only) of what a session's breaks re-billed, tokens and USD. */
 export const rebilledMarkdown = (t: SessionSummary): string => `Re-billed by breaks: **${tokens(t.lostTokens)}** tokens, **${usd(t.costUSD)}**`;

@@ -123,6 +123,8 @@ class TimelinePanel {
     const report: Report = { version: 1, sessions: [this.report] };
     const sel = this.pendingSelect;
     this.pendingSelect = undefined;
+    // The app selects what the load names without posting `selected` back.
+    if (sel) this.selected = sel;
     this.loads++;
     this.posted = this.report;
     this.post({ type: MessageType.Load, report, live: true, ...(sel ? { select: { sessionIndex: 0, requestIndex: sel } } : {}) });
@@ -135,8 +137,13 @@ class TimelinePanel {
       return;
     }
     this.post({ type: MessageType.Select, ref: { sessionIndex: 0, requestIndex } });
+    this.selected = requestIndex;
   }
 
+  /**
+   * The request the panel shows selected: the one the user picked (the app's `selected`), or the
+   * one the extension last had it select (a load at a request, `select`), which the app does not echo.
+   */
   get selectedRequest(): number | undefined {
     return this.selected;
   }

@@ -161,7 +161,7 @@ describe('Sessions view', () => {
     assert.deepEqual([...seen].filter((d) => !/^(4 req · 0 breaks|13 req · 3 breaks) · /.test(d)), []);
   });
 
-  it('shows the session being written in the status bar (hit rate, breaks; warning colours while its latest request broke the cache) and opens its Timeline on click', async () => {
+  it('names the session being written in the status bar with its hit rate and breaks (warning colours while its latest request broke the cache); a click opens its Timeline at that break', async () => {
     const a = await api();
     const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-status-project--');
     mkdirSync(dir, { recursive: true });
@@ -174,16 +174,27 @@ describe('Sessions view', () => {
     // The main recording: 13 requests, 3 breaks, 64 % hit; #13 is a break that re-billed nothing
     // (back on gpt-5 on another branch: what follows the branch point is new to the cache).
     const main = copy(PI_MAIN, 1);
-    await until('the status bar to show the main copy', () => a.status.shown?.path === main && a.status.text === '$(warning) 64% hit · 3 breaks', 30_000);
+    await until('the status bar to show the main copy', () => a.status.shown?.path === main && a.status.text === '$(warning) pi lab session · 64% hit · 3 breaks', 30_000);
     assert.equal(a.status.warning, true);
     assert.match(a.status.tooltip, /\*\*13\*\* requests · \*\*3\*\* breaks · hit rate \*\*64%\*\*/);
     assert.match(a.status.tooltip, /The latest request, #13, broke the cache: nothing the cache held was billed again\./);
+    assert.match(a.status.tooltip, /Click to open its Timeline at request #13\.$/);
     // appendText writes the spaces of the (untrusted) title and path as &nbsp;.
     assert.match(a.status.tooltip.replaceAll('&nbsp;', ' '), /pi lab session\n\nPi · \/home\/user\/status-1\/main\/project · written just now\n/);
-    // A newer session takes the item: the long recording ends on a model switch (not a break).
+    // The click: the Timeline of that session at the latest request (the break the colours point at), not at its first break (#9).
+    const click = a.status.command!;
+    assert.equal(click.command, 'prefixLens.openTimeline');
+    await vscode.commands.executeCommand(click.command, ...(click.arguments ?? []));
+    const panel = (await a.timelines()).get(a.status.shown!.key);
+    await until('the Timeline to select request #13', () => panel?.selectedRequest === 13, 30_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // A newer session takes the item: the long recording ends on a model switch (not a break); its
+    // first prompt names it, cut at a word to at most 24 characters.
     const long = copy(PI_LONG, 2);
-    await until('the status bar to follow the newer session', () => a.status.shown?.path === long && a.status.text === '$(pulse) 40% hit · 1 break', 30_000);
+    await until('the status bar to follow the newer session', () => a.status.shown?.path === long && a.status.text === '$(pulse) Hello with long cache… · 40% hit · 1 break', 30_000);
     assert.equal(a.status.warning, false);
+    assert.match(a.status.tooltip, /Click to open its Timeline\.$/);
+    assert.deepEqual(a.status.command?.arguments, [a.status.shown]);
     const report = (await vscode.commands.executeCommand('prefixLens.openTimeline', a.status.shown)) as { path: string; totals: { requests: number } } | undefined;
     assert.equal(report?.path, long);
     assert.equal(report?.totals.requests, 8);
