@@ -11,14 +11,25 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
     await wb?.close();
   });
 
+  it('opens, on a fresh profile, with the Fleet view collapsed under the Sessions view, which gets the side bar', async () => {
+    await wb.open('light');
+    await wb.command('Prefix Lens: Focus on Sessions View');
+    await wb.page.getByRole('tree', { name: /Sessions/ }).getByRole('treeitem', { name: /pi lab session/ }).waitFor({ timeout: 60_000 });
+    const fleet = wb.page.locator('.pane-header', { hasText: 'Fleet' });
+    assert.equal(await fleet.getAttribute('aria-expanded'), 'false');
+    const bar = (await wb.page.locator('.part.sidebar').boundingBox())!;
+    const sessions = (await wb.page.locator('.pane', { has: wb.page.locator('.pane-header', { hasText: 'Sessions' }) }).boundingBox())!;
+    // All of it but its title and the Fleet header (22 px each, at most 80 px together).
+    assert.ok(sessions.height >= bar.height - 80, `Sessions ${sessions.height} px of a ${bar.height} px side bar`);
+  });
+
   for (const theme of Object.keys(THEMES) as ThemeName[]) {
     it(`shows the recorded sessions with counts in the Sessions view (${theme} theme) and saves a screenshot`, async () => {
       await wb.open(theme);
       await wb.command('Prefix Lens: Focus on Sessions View');
       await wb.sideBarWidth(560);
-      // Five hosts fill more than the half of the side bar the Sessions view shares with Fleet, and
-      // the tree renders only the rows in view: the Fleet view is collapsed (the layout is restored
-      // on reload, so only when it is expanded).
+      // Fleet starts collapsed (package.json `visibility`); the tree renders only the rows in view,
+      // so it stays collapsed here (the layout is restored on reload, so only when it is expanded).
       const fleetHeader = wb.page.locator('.pane-header[aria-expanded="true"]', { hasText: 'Fleet' });
       if (await fleetHeader.count()) await fleetHeader.click();
       const tree = wb.page.getByRole('tree', { name: /Sessions/ });
