@@ -8,6 +8,7 @@
 import type { RequestReport, SessionReport } from '../src/report/json.js';
 import { h } from './dom.js';
 import { duration as fmtDuration, tokens as fmtTokens } from './format.js';
+import { AXIS_GAP as AXIS_GAP_PX, axisStep, fitLabel, phuxLabels } from './labels.js';
 import { verdictStyle } from './verdicts.js';
 
 /** Lane heights (CSS px), top to bottom. */
@@ -450,13 +451,20 @@ export class Timeline {
 
   private drawAxis(ctx: CanvasRenderingContext2D, p: Palette, first: number, last: number): void {
     const lane = this.lane('axis')!;
-    const step = this.col >= 30 ? 1 : this.col >= 20 ? 5 : 10;
+    // Every `step`-th request number, so that the widest (the last) never touches its neighbours.
+    const widest = this.view.length ? ctx.measureText(String(this.view[this.view.length - 1].index)).width : 0;
+    const step = axisStep(this.col, widest);
     ctx.fillStyle = p.muted;
     ctx.textAlign = 'center';
     for (let i = first; i <= last; i++) {
       const r = this.view[i];
       if (r.index % step !== 0 && step !== 1 && i !== 0) continue;
-      ctx.fillText(String(r.index), i * this.col + this.col / 2, lane.top + lane.height / 2, this.col * step);
+      // The first column's number is drawn only when it keeps clear of the next label drawn.
+      if (i === 0 && step !== 1 && r.index % step !== 0) {
+        const next = this.view.findIndex((x, j) => j > 0 && x.index % step === 0);
+        if (next !== -1 && next * this.col < widest + AXIS_GAP_PX) continue;
+      }
+      ctx.fillText(String(r.index), i * this.col + this.col / 2, lane.top + lane.height / 2);
     }
   }
 
@@ -531,10 +539,11 @@ export class Timeline {
           ctx.fillStyle = p.fg;
           ctx.fillRect(x, y, 2, hgt);
         }
-        if (key === 'head' && this.col >= 28) {
+        const label = key === 'head' ? fitLabel(['head'], this.col - 6, (t) => ctx.measureText(t).width) : null;
+        if (label) {
           ctx.fillStyle = p.chipText;
           ctx.textAlign = 'center';
-          ctx.fillText('head', x + (this.col - 2) / 2, y + hgt / 2 + 0.5, this.col - 4);
+          ctx.fillText(label, x + (this.col - 2) / 2, y + hgt / 2 + 0.5, this.col - 6);
         }
       });
     }
@@ -551,7 +560,8 @@ export class Timeline {
       const lossy = r.verdict === 'break' || r.verdict === 'ttl-expired' || r.verdict === 'unexplained-miss';
       ctx.fillStyle = lossy && c.certainty === 'certain' ? p.bad : p.muted;
       const x = i * this.col + this.col / 2;
-      if (this.col >= 28) ctx.fillText(`${CAUSE_SHORT[c.kind] ?? c.kind}${c.certainty === 'likely' ? '?' : ''}`, x, y, this.col - 2);
+      const label = fitLabel([`${CAUSE_SHORT[c.kind] ?? c.kind}${c.certainty === 'likely' ? '?' : ''}`], this.col - 2, (t) => ctx.measureText(t).width);
+      if (label) ctx.fillText(label, x, y, this.col - 2);
       else {
         ctx.beginPath();
         ctx.arc(x, y, 2.5, 0, Math.PI * 2);
@@ -610,10 +620,13 @@ export class Timeline {
     for (let i = first; i <= last; i++) {
       const msgs = this.phuxAt.get(i);
       if (!msgs) continue;
-      const text = msgs.map((m) => `${m.kind === 'checkpoint' ? 'C' : 'Δ'}${m.seq}`).join(this.col >= 40 ? ' ' : '');
       const bad = msgs.some((m) => this.violationLines.has(m.line));
       ctx.fillStyle = bad ? p.bad : p.fg;
-      ctx.fillText(bad ? `${text}!` : text, i * this.col + this.col / 2, y, this.col - 1);
+      const x = i * this.col + this.col / 2;
+      // The longest form that fits the column whole (C4 Δ5, C4Δ5, Δ5+, CΔ), else a tick; the hover names them all.
+      const label = fitLabel(phuxLabels(msgs, bad), this.col - 2, (t) => ctx.measureText(t).width);
+      if (label) ctx.fillText(label, x, y, this.col - 2);
+      else ctx.fillRect(Math.round(x) - 1, y - 4, 2, 8);
     }
   }
 

@@ -164,6 +164,28 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     await page.close();
   });
 
+  it('in a narrow panel (380 px) keeps the lanes wide: a 76 px label column whose labels wrap inside their lanes, none cut', async () => {
+    const page = await openPanel(browser, shell);
+    await page.setViewportSize({ width: 380, height: 900 });
+    await post(page, { type: 'load', report, live: false });
+    await requestOptions(page).first().waitFor();
+    const got = await page.evaluate(() => {
+      const labels = [...document.querySelectorAll<HTMLElement>('.pl-lane-label')];
+      return {
+        column: Math.round(document.querySelector<HTMLElement>('.pl-lane-labels')!.getBoundingClientRect().width),
+        cut: labels.filter((l) => l.scrollWidth > l.clientWidth || l.scrollHeight > l.clientHeight).map((l) => l.textContent),
+        chips: [...document.querySelectorAll<HTMLElement>('.pl-lane-chips span')].filter((e) => e.getBoundingClientRect().width > e.parentElement!.clientWidth).map((e) => e.textContent),
+        labels: labels.map((l) => l.textContent),
+      };
+    });
+    assert.equal(got.column, 76);
+    assert.deepEqual(got.labels, ['Request', 'Prompt tokens', 'tools / headsystemmessages', 'Verdict', 'Cause', 'Gap / TTL', 'phux context']);
+    assert.deepEqual(got.cut, []);
+    assert.deepEqual(got.chips, []);
+    await page.screenshot({ path: join(artifacts('screenshots'), 'panel-narrow.png'), fullPage: true });
+    await page.close();
+  });
+
   for (const [cls, vars] of [
     ['vscode-dark', { '--vscode-editor-background': '#1f1f1f', '--vscode-editor-foreground': '#cccccc', '--vscode-charts-green': '#89d185' }],
     ['vscode-high-contrast', { '--vscode-editor-background': '#000000', '--vscode-editor-foreground': '#ffffff', '--vscode-contrastBorder': '#6fc3df', '--vscode-charts-green': '#89d185' }],
