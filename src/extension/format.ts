@@ -39,9 +39,15 @@ export function sessionName(ref: SessionRef): string {
 /** `64% hit`, or `no usage` when the session reported none. */
 export const hitText = (t: SessionSummary): string => (t.hitRate === null ? 'no usage' : `${percent(t.hitRate)} hit`);
 
-/** Markdown (numbers only) of a session summary's counts: `**13** requests · **3** breaks · hit rate **64%**`. */
+/**
+ * Markdown (numbers only) of a session summary's counts: `**13** requests · **3** breaks · hit rate **64%**`
+ * (`**1** request`, `**1** break` in the singular).
+ */
 export const countsMarkdown = (t: SessionSummary): string =>
-  `**${t.requests}** requests · **${t.breaks}** breaks · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**`;
+  `**${t.requests}** ${t.requests === 1 ? 'request' : 'requests'} · **${t.breaks}** ${t.breaks === 1 ? 'break' : 'breaks'} · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**`;
+
+/** A session's figures on one line, as the Sessions view's rows and the session picker give them: `13 req · 3 breaks · 64% hit`, `3 req · 1 break · 31% hit`. */
+export const figuresText = (t: SessionSummary): string => `${t.requests} req · ${plural(t.breaks, 'break')} · ${hitText(t)}`;
 
 /** The session's name in the status bar is cut to this many characters, the ellipsis included (the status bar is shared). */
 export const STATUS_NAME_CHARS = 24;

@@ -2,7 +2,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
-import { ago, percent, sessionName } from './format.js';
+import { ago, figuresText, sessionName } from './format.js';
 import type { SessionsView } from './sessionsView.js';
 
 interface Item extends vscode.QuickPickItem {
@@ -23,12 +23,11 @@ export async function pickSession(view: SessionsView, title: string): Promise<Se
   qp.busy = true;
   const toItem = (ref: SessionRef): Item => {
     const s = view.summaryOf(ref);
-    const hit = s ? (s.hitRate === null ? 'no usage' : `${percent(s.hitRate)} hit`) : '';
     return {
       ref,
       label: s?.title ?? sessionName(ref),
       description: [ref.project ?? '', ago(ref.mtimeMs)].filter(Boolean).join(' · '),
-      detail: [ref.host === 'opencode' ? `${basename(ref.path)} · ${ref.id}` : basename(ref.path), s ? `${s.requests} req · ${s.breaks} breaks · ${hit}` : ''].filter(Boolean).join(' · '),
+      detail: [ref.host === 'opencode' ? `${basename(ref.path)} · ${ref.id}` : basename(ref.path), s ? figuresText(s) : ''].filter(Boolean).join(' · '),
     };
   };
   const picked = new Promise<SessionRef | undefined>((resolve) => {

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { AnalysisWorker } from './analysisWorker.js';
 import { CancelledError } from './analysisWorker.js';
-import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, tokens } from './format.js';
+import { ago, countsMarkdown, figuresText, plural, rebilledMarkdown, sessionName, tokens } from './format.js';
 import type { Log } from './log.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
@@ -249,7 +249,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       item.tooltip = `${ref.path}\n${s.error}`;
     } else {
       const t = summary!;
-      item.description = `${t.requests} req · ${plural(t.breaks, 'break')} · ${hitText(t)} · ${when}`;
+      item.description = `${figuresText(t)} · ${when}`;
       item.iconPath = iconFor(t);
       item.tooltip = tooltip(ref, t);
     }
