@@ -280,7 +280,7 @@ export class App {
       sw('pl-sw-uncached', 'uncached'),
       sw('pl-sw-estimate', 'estimated prompt (no usage)'),
       sw('pl-sw-expected', 'expected read'),
-      h('li', null, h('span', { class: 'pl-swatch pl-sw-chip', 'aria-hidden': 'true' }), 'hash chip: same colour = same prefix; a dark left edge = changed here'),
+      h('li', null, h('span', { class: 'pl-swatch pl-sw-chip', 'aria-hidden': 'true' }), 'hash chip: same colour = same prefix; a bar at its left edge (text colour) = changed here'),
       sw('pl-sw-gap', 'gap to the matched request; dashed line = its TTL, red = beyond'),
       ...Object.entries(VERDICTS).map(([v, st]) => h('li', null, h('span', { class: `pl-glyph pl-v-${v}`, 'aria-hidden': 'true' }, st.glyph), st.words)),
     ];
