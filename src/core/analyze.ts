@@ -395,7 +395,7 @@ export class SessionJudge {
       const then = timeOf(best.req);
       a.gapMs = now !== null && then !== null ? now - then : null;
       const bestAlive = aliveAt(lin, best, now);
-      const bp = diverge(best.tail, tail, lin.family.renderOrder);
+      const bp = diverge(best.tail, tail, lin.family.renderOrder, req.bodyOffsets);
       const changedParams = paramsCause(best.req, req, lin.family.params);
       const params = changedParams?.cause ?? null;
       if (bp) {

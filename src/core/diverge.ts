@@ -51,17 +51,19 @@ const DEFAULT_ORDER: readonly Segment[] = ['tools', 'system', 'messages'];
  * Returns null when the request extends (or equals, or is a prefix of) the entry.
  * @param renderOrder the provider family's segment order (provider-rules.json `renderOrder`); an
  *   opaque head always comes first
+ * @param bodyOffsets the request's own body offsets of shared blocks, by depth (LlmRequest.bodyOffsets)
  */
-export function diverge(entry: BlockNode | null, request: BlockNode | null, renderOrder: readonly Segment[] = DEFAULT_ORDER): BreakPoint | null {
+export function diverge(entry: BlockNode | null, request: BlockNode | null, renderOrder: readonly Segment[] = DEFAULT_ORDER, bodyOffsets?: ReadonlyMap<number, number>): BreakPoint | null {
   if (!request) return null;
   const common = commonDepth(entry, request);
   if (!entry || common >= entry.depth || common >= request.depth) return null;
   const oldNode = entry.at(common + 1)!;
   const newNode = request.at(common + 1)!;
-  return locate(oldNode, newNode, renderOrder);
+  return locate(oldNode, newNode, renderOrder, bodyOffsets?.get(common + 1));
 }
 
-function locate(oldNode: BlockNode, newNode: BlockNode, renderOrder: readonly Segment[]): BreakPoint {
+/** @param own the request's own body offset of newNode's block when it differs from the block's `bodyOffset` (a shared block) */
+function locate(oldNode: BlockNode, newNode: BlockNode, renderOrder: readonly Segment[], own?: number): BreakPoint {
   const o = oldNode.block;
   const n = newNode.block;
   const sameItem = o.segment === n.segment;
@@ -76,7 +78,8 @@ function locate(oldNode: BlockNode, newNode: BlockNode, renderOrder: readonly Se
   const at = oldFirst ? o : n;
   const base = at.startPath ?? at.path;
   const inner = at.segment === 'head' || oldFirst ? '' : pathAtOffset(n.bytes, off);
-  const byteOffset = n.bodyOffset !== undefined ? n.bodyOffset + rawOffset(off, n.removed) : (newNode.prev?.bytesThrough ?? 0) + off;
+  const body = own ?? n.bodyOffset;
+  const byteOffset = body !== undefined ? body + rawOffset(off, n.removed) : (newNode.prev?.bytesThrough ?? 0) + off;
   return {
     segment: at.segment,
     blockIndex: at.item,

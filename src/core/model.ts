@@ -203,6 +203,12 @@ export interface LlmRequest {
   /** Last node of the prefix chain (render order), or null when nothing is known. */
   tail: BlockNode | null;
   /**
+   * Wire requests whose chain shares an earlier request's nodes (core/wire.ts WireChains): this
+   * request's own body offset (bytes) of the blocks at these depths (1-based) whose shared block
+   * has another `bodyOffset` (members before them in the body grew). Absent when none differs.
+   */
+  bodyOffsets?: ReadonlyMap<number, number>;
+  /**
    * Request parameters that invalidate the cache without being prefix bytes (thinking level,
    * effort, tool_choice, max tokens). Compared by value between requests of a lineage.
    */

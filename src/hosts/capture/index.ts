@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { chainOf } from '../../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, Session, Usage } from '../../core/model.js';
-import { checkedWireBody, NotARequestBody, type CheckedWireBody } from '../../core/wire.js';
+import { checkedWireBody, NotARequestBody, WireChains, type CheckedWireBody } from '../../core/wire.js';
 import { z } from 'zod';
 import { parseBounded } from '../../core/depth.js';
 import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '../files.js';
@@ -53,15 +53,25 @@ export interface CapturedBody {
  * @throws when the folder cannot be listed
  */
 export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.body.json')).sort();
   const out: CapturedBody[] = [];
+  for await (const body of captureBodies(dir)) out.push(body);
+  return out;
+}
+
+/**
+ * readCaptureDir one body at a time, so that a reader holds one body's bytes at once (a folder's
+ * bodies each repeat the conversation so far: their bytes grow as the square of its length).
+ * @throws when the folder cannot be listed
+ */
+export async function* captureBodies(dir: string): AsyncGenerator<CapturedBody> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.body.json')).sort();
   for (const n of names) {
     const file = join(dir, n);
     let bytes: Uint8Array;
     try {
       bytes = new Uint8Array(await readRegularFile(file, FILE_LIMITS.body));
     } catch (e) {
-      out.push({ file, bytes: new Uint8Array(), meta: null, error: fileErrorText(e) });
+      yield { file, bytes: new Uint8Array(), meta: null, error: fileErrorText(e) };
       continue;
     }
     const metaFile = file.replace(/\.body\.json$/, '.meta.json');
@@ -70,18 +80,17 @@ export async function readCaptureDir(dir: string): Promise<CapturedBody[]> {
       text = await readRegularText(metaFile, FILE_LIMITS.small);
     } catch (e) {
       // No meta: times and usage unknown. A meta that exists but cannot be read says so.
-      out.push((e as NodeJS.ErrnoException).code === 'ENOENT' ? { file, bytes, meta: null } : { file, bytes, meta: null, metaError: fileErrorText(e) });
+      yield (e as NodeJS.ErrnoException).code === 'ENOENT' ? { file, bytes, meta: null } : { file, bytes, meta: null, metaError: fileErrorText(e) };
       continue;
     }
     try {
       const value = parseBounded(text).value;
       const problems = value && typeof value === 'object' && !Array.isArray(value) ? checkMeta(value as Record<string, unknown>) : [];
-      out.push({ file, bytes, meta: MetaSchema.parse(value), ...(problems.length ? { metaProblems: problems } : {}) });
+      yield { file, bytes, meta: MetaSchema.parse(value), ...(problems.length ? { metaProblems: problems } : {}) };
     } catch (e) {
-      out.push({ file, bytes, meta: null, metaError: e instanceof z.ZodError ? 'unexpected shape' : (e as Error).message });
+      yield { file, bytes, meta: null, metaError: e instanceof z.ZodError ? 'unexpected shape' : (e as Error).message };
     }
   }
-  return out;
 }
 
 /**
@@ -111,11 +120,14 @@ export function usageFromResponse(api: string, raw: unknown): Usage | null {
 /**
  * A request known only from its captured body (no transcript entry: a summary, a title, a
  * provider-level retry). It points at its body file, line 1.
+ * @param chains the reader's chains of its bodies in send order (shared nodes), else a chain of its own
  */
 export function wireOnlyRequest(
   body: { file: string; api: string; wire: { model: string; blocks: Block[]; params: LlmRequest['params']; cacheKey?: string } },
   o: { provider: string; kind: LlmRequest['kind']; kindEvidence?: LlmRequest['kindEvidence']; timeMs: number | null; usage: Usage | null; notes: string[] },
+  chains?: WireChains,
 ): LlmRequest {
+  const built = chains ? chains.chain(body.wire.blocks) : { tail: chainOf(body.wire.blocks) };
   const req: LlmRequest = {
     index: 0,
     source: { file: body.file, line: 1 },
@@ -126,10 +138,11 @@ export function wireOnlyRequest(
     timeMs: o.timeMs,
     evidence: 'wire',
     usage: o.usage,
-    tail: chainOf(body.wire.blocks),
+    tail: built.tail,
     params: body.wire.params,
     notes: o.notes,
   };
+  if (built.bodyOffsets) req.bodyOffsets = built.bodyOffsets;
   if (body.wire.cacheKey !== undefined) req.cacheKey = body.wire.cacheKey;
   if (o.kindEvidence !== undefined) req.kindEvidence = o.kindEvidence;
   return req;
@@ -165,9 +178,13 @@ function kindOf(body: Uint8Array, hasTools: boolean): LlmRequest['kind'] {
   return decoder.decode(body.subarray(Math.max(0, body.length - 8000))).includes(CODEX_COMPACTION_MARK) ? 'summary' : 'agent';
 }
 
-/** Reads a capture folder as one wire-evidence session. Bad bodies become diagnostics. */
-export async function readCaptureSession(dir: string): Promise<Session> {
-  const { requests, diagnostics } = await captureRequests(dir);
+/**
+ * Reads a capture folder as one wire-evidence session. Bad bodies become diagnostics.
+ * @param ownChains each body's chain built on its own (the straightforward path the shared chains
+ *   must equal: test/unit/hosts/capture-shared-chains.test.ts)
+ */
+export async function readCaptureSession(dir: string, ownChains = false): Promise<Session> {
+  const { requests, diagnostics } = await captureRequests(dir, ownChains);
   requests.forEach((x, i) => (x.req.index = i + 1));
   return { host: 'capture', id: basename(dir), path: dir, requests: requests.map((x) => x.req), diagnostics, ignored: {}, events: [] };
 }
@@ -196,9 +213,11 @@ const NO_SESSION_HEADER = 'no session header (capture proxy sessionId, x-claude-
  * read with them; one naming nothing belongs to the first conversation, so all of them make at
  * most one session. Either way, when other bodies name a conversation, its request says so in a
  * note (NO_SESSION_HEADER and where it was read).
+ * Each body's chain shares the nodes of the previous body's (core/wire.ts WireChains) unless
+ * `ownChains` (readCaptureSession).
  */
-export async function readCaptureSessions(dir: string): Promise<Session[]> {
-  const { requests, diagnostics } = await captureRequests(dir);
+export async function readCaptureSessions(dir: string, ownChains = false): Promise<Session[]> {
+  const { requests, diagnostics } = await captureRequests(dir, ownChains);
   // The conversations bodies with a session header name, by agent and by session (first seen).
   const byAgent = new Map<string, { session: string; agent: string }>();
   const bySession = new Map<string, { session: string; agent: string }>();
@@ -260,11 +279,11 @@ function conversationOf(body: CapturedBody, w: CheckedWireBody["wire"]): { sessi
 }
 
 /** Every readable body of a folder as a request (send order), with the conversation it names. */
-async function captureRequests(dir: string): Promise<{ requests: Array<{ req: LlmRequest; session: string; agent: string }>; diagnostics: Diagnostic[] }> {
-  const bodies = await readCaptureDir(dir);
+async function captureRequests(dir: string, ownChains: boolean): Promise<{ requests: Array<{ req: LlmRequest; session: string; agent: string }>; diagnostics: Diagnostic[] }> {
   const diagnostics: Diagnostic[] = [];
   const requests: Array<{ req: LlmRequest; session: string; agent: string }> = [];
-  for (const body of bodies) {
+  const chains = ownChains ? undefined : new WireChains();
+  for await (const body of captureBodies(dir)) {
     if (body.metaError) {
       const file = body.file.replace(/\.body\.json$/, '.meta.json');
       diagnostics.push({ file, line: 1, message: `meta ignored (time and usage unknown): ${body.metaError}`, severity: 'warning' });
@@ -295,6 +314,7 @@ async function captureRequests(dir: string): Promise<{ requests: Array<{ req: Ll
           usage: usageFromResponse(w.api, body.meta?.usage ?? body.meta?.responseUsage),
           notes: [],
         },
+        chains,
       );
       req.index = requests.length + 1;
       const started = msOf(body.meta?.responseStartedAt);
