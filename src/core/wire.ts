@@ -512,6 +512,8 @@ const MESSAGE = Symbol('message');
 const UTF8 = Symbol('utf8');
 /** The method compactChains calls on a block. */
 const COMPACT = Symbol('compact');
+/** The method keepBytes calls on a block. */
+const KEEP = Symbol('keep');
 /** Serialized values at least this long are kept as UTF-8 bytes by compactChains (characters). */
 const COMPACT_CHARS = 512;
 const FIRST = Symbol('first');
@@ -705,6 +707,19 @@ class MessageBlock implements Block {
     this[TAIL] = '';
   }
 
+  /**
+   * Keeps the block's canonical bytes (one Buffer) in place of the value they are serialized
+   * from, whatever its length, when its envelope is well-formed (so `text` decodes back the same).
+   */
+  [KEEP](): void {
+    if (this[UTF8] || !this[HEAD].isWellFormed() || !this[TAIL].isWellFormed()) return;
+    const parts = this[BLOCK_PARTS]();
+    this[UTF8] = [Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p)))];
+    this[VALUE] = undefined;
+    this[HEAD] = '';
+    this[TAIL] = '';
+  }
+
   /** The bytes as parts (chain.ts BLOCK_PARTS): the same as `text`, without concatenating it. */
   [BLOCK_PARTS](): readonly BlockPart[] {
     if (this[UTF8]) return this[UTF8];
@@ -732,6 +747,16 @@ export function compactChains(tails: Iterable<BlockNode | null | undefined>): vo
       if (n.block instanceof MessageBlock) n.block[COMPACT](shared, n.size);
     }
   }
+}
+
+/**
+ * Keeps a reconstructed message block's canonical bytes (its `text`, `bytes` and hash stay the
+ * same), for a block its reader hashes again and again: a PI-Desktop conversation after each new
+ * collapsed head (pi-desktop/normalize.ts ShapeEncoder) is then copied, not serialized again.
+ * Other blocks are left as they are.
+ */
+export function keepBytes(block: Block): void {
+  if (block instanceof MessageBlock) block[KEEP]();
 }
 
 /**

@@ -32,7 +32,7 @@ import { BlockNode, chainOf } from '../../core/chain.js';
 import type { Block, DeltaCauseKind, Diagnostic, LlmRequest, SectionDelta, SectionSpan, Segment, Session, SystemDelta, SystemShape, TranscriptEvent, Usage } from '../../core/model.js';
 import { bump } from '../../core/own.js';
 import { familyFor } from '../../core/rules.js';
-import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import { keepBytes, messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import type { RouteCompat } from './db.js';
 import type { PdRead, PdRow } from './read.js';
 import type { PdMessage, PdUsage, SystemMessage, ToolDecl } from './schema.js';
@@ -294,7 +294,13 @@ function sectionDeltas(before: SysState, m: SystemMessage): SectionDelta[] {
  * message list is kept between calls and redone only from the first context item that changed
  * (`changedFrom`), and the chain's nodes are reused up to there while the head is the same. A
  * session costs time linear in its rows plus, per head change (every system delta, collapsed),
- * one rebuild of the conversation after the head.
+ * one rebuild of the conversation after the head: a new head changes H_1 and so every chained hash
+ * after it, and each request reports the hash of its whole chain, so the conversation is hashed
+ * again once per delta epoch (the requests of one epoch share it): Θ(N²/K) blocks hashed for N
+ * turns with a delta every K. It cannot be less while the prefix hash chains from the head; what
+ * is avoided is serializing the messages again: a block hashed a second time keeps its bytes
+ * (wire.ts keepBytes). In the mid-conversation shape a delta leaves the head as it is (unless it
+ * changes the tools) and only what follows the delta's place is hashed again.
  */
 class ShapeEncoder {
   private heads = new Map<string, BlockNode | null>();
@@ -382,6 +388,8 @@ class ShapeEncoder {
     this.sysBefore.length = items.length + 1;
     // Reuse the nodes of the unchanged messages while the head is the same.
     const i = head === this.head ? Math.min(kept, this.nodes.length) : 0;
+    /** Messages before this one were hashed before: a new head hashes them again. */
+    const hashed = this.memo ? Math.min(kept, this.nodes.length) : 0;
     this.nodes.length = i;
     this.head = head;
     const offset = anthropic || !sys.length ? 0 : 1;
@@ -393,6 +401,9 @@ class ShapeEncoder {
       if (!built || built.w !== w || built.offset !== offset) {
         built = { w, offset, blocks: messageBlocks(j, `messages[${j + offset}]`, w.obj, w.origin) };
         this.blocks[j] = built;
+      } else if (j < hashed) {
+        // Hashed again after a new head (a delta in the collapsed shape): from now on copied, not serialized.
+        for (const b of built.blocks) keepBytes(b);
       }
       for (const b of built.blocks) node = new BlockNode(node, b);
       this.nodes.push(node);

@@ -7,6 +7,9 @@ import type { BlockNode } from '../../../src/core/chain.js';
 import type { LlmRequest } from '../../../src/core/model.js';
 import type { RouteCompat } from '../../../src/hosts/pi-desktop/db.js';
 import { normalizePd, readPdTranscript, type PdRead } from '../../../src/hosts/pi-desktop/index.js';
+import { keepBytes, messageBlocks } from '../../../src/core/wire.js';
+import { BlockNode as Node } from '../../../src/core/chain.js';
+import { piDesktopLines } from '../../../scripts/bench/pi-desktop-session.js';
 import { HOME } from './helpers.js';
 
 /** Every block of a chain, head first: hash, place, bytes, breakpoint, origin. */
@@ -123,6 +126,37 @@ describe('PI-Desktop requests: the state carried from request to request', () =>
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("equals every request built from scratch on the scaling figures' sessions (a delta every 10th and every 3rd turn: each collapsed head hashes the conversation again from kept bytes)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pd-state-'));
+    try {
+      const counts: number[] = [];
+      for (const every of [10, 3, 0]) {
+        const file = join(dir, `bench-${every}.jsonl`);
+        writeFileSync(file, piDesktopLines(120, every).join('\n') + '\n');
+        counts.push(assertAsFromScratch(await readPdTranscript(file)));
+      }
+      assert.deepEqual(counts, [120, 120, 120]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a block whose bytes are kept (keepBytes) has the same text, bytes, size and hash', () => {
+    const message = { role: 'toolResult', toolCallId: 'c1', toolName: 'Read', content: [{ type: 'text', text: 'ä “quoted” 😀 \ud800 tab\t' }, { type: 'text', text: 'x' }], isError: false };
+    const look = (b: ReturnType<typeof messageBlocks>[number]) => {
+      const n = new Node(null, b);
+      return [b.text, Buffer.from(b.bytes).toString('base64'), n.size, n.hashHex, b.path, b.startPath ?? null];
+    };
+    const blocks = messageBlocks(3, 'messages[3]', message);
+    const before = blocks.map(look);
+    for (const b of blocks) keepBytes(b);
+    assert.deepEqual(blocks.map(look), before);
+    assert.equal(before.length, 2);
+    // Kept, not serialized again: a change of the message afterwards no longer shows.
+    message.content[0].text = 'changed';
+    assert.deepEqual(blocks.map(look), before);
   });
 
   it('the same on every recorded transcript', async () => {
