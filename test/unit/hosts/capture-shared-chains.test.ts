@@ -133,7 +133,7 @@ describe('capture folders: chains shared between consecutive bodies', () => {
         }),
         { numRuns: 150, examples: [[false, OTHER_SESSION_TOOL]] },
       );
-      assert.ok(requests > 400, `${requests} requests compared`);
+      assert.ok(requests > 300, `${requests} requests compared`); // 480–570 in 5 runs
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -122,7 +122,7 @@ describe('PI-Desktop requests: the state carried from request to request', () =>
         }),
         { numRuns: 300 },
       );
-      assert.ok(requests > 1000, `${requests} requests compared`);
+      assert.ok(requests > 800, `${requests} requests compared`); // 963–1131 in 7 runs
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
