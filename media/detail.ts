@@ -6,6 +6,7 @@
  */
 import { agreementText, hostMissText } from '../src/report/hostmiss.js';
 import type { RequestReport, SessionReport } from '../src/report/json.js';
+import { numberAt } from '../src/report/numbers.js';
 import { h } from './dom.js';
 import { bytes, duration, time, tokens, usd } from './format.js';
 import { verdictStyle } from './verdicts.js';
@@ -70,7 +71,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       'h2',
       { class: 'pl-detail-title' },
       h('span', { class: `pl-badge pl-v-${r.verdict}` }, verdictStyle(r.verdict).glyph, ' ', r.verdict),
-      ` Request ${r.index}`,
+      ` Request ${r.number}`,
       r.kind !== 'agent' ? h('span', { class: 'pl-muted' }, ` (${r.kind})`) : null,
     ),
   );
@@ -101,7 +102,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
     actions.compare && r.matched !== null
       ? (() => {
           const base = r.matched;
-          const b = h('button', { type: 'button', class: 'pl-button', title: `Open request #${r.index} beside #${base} in a diff editor, at the first changed byte` }, `Compare with #${base}`);
+          const b = h('button', { type: 'button', class: 'pl-button', title: `Open request #${r.number} beside #${r.matchedNumber} in a diff editor, at the first changed byte` }, `Compare with #${r.matchedNumber}`);
           b.addEventListener('click', () => actions.compare!(r, base));
           return b;
         })()
@@ -117,7 +118,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       ...row('Prefix hash', h('code', null, r.prefixHash ?? '—'), r.sameAsPrevious ? ' (same as the previous request)' : ''),
       ...row(
         'Compared with',
-        r.matched !== null ? `request #${r.matched}` : 'nothing (no earlier entry)',
+        r.matched !== null ? `request #${r.matchedNumber}` : 'nothing (no earlier entry)',
         r.gapMs !== null ? `, ${duration(r.gapMs)} later` : '',
         r.ttlMs !== null ? ` (entry TTL ${duration(r.ttlMs)})` : '',
         compare ? ' ' : '',
@@ -138,7 +139,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
         { class: 'pl-facts', 'aria-label': `${hm.host}'s verdict` },
         ...row(`${hm.host} says`, hostMissText(hm)),
         ...row('Our verdict', h('span', hm.agrees === false ? { class: 'pl-bad' } : null, `${r.verdict}: ${agreementText(hm.agrees)}`)),
-        ...(sum ? row('This session', `${sum.requests} request(s) with ${hm.host}'s verdict, ${sum.disagree} disagree${sum.disagree ? ` (${sum.disagreeing.map((i) => `#${i}`).join(', ')})` : ''}${sum.notCompared ? `, ${sum.notCompared} not compared` : ''}`) : []),
+        ...(sum ? row('This session', `${sum.requests} request(s) with ${hm.host}'s verdict, ${sum.disagree} disagree${sum.disagree ? ` (${sum.disagreeing.map((i) => `#${numberAt(s.requests, i)}`).join(', ')})` : ''}${sum.notCompared ? `, ${sum.notCompared} not compared` : ''}`) : []),
       ),
     );
   }
@@ -171,7 +172,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       h('h3', null, 'Segments'),
       table(
         'Segments',
-        ['segment', 'blocks', 'bytes', 'hash at end', 'evidence', r.matched !== null ? `vs #${r.matched}` : 'vs entry'],
+        ['segment', 'blocks', 'bytes', 'hash at end', 'evidence', r.matched !== null ? `vs #${r.matchedNumber}` : 'vs entry'],
         r.segmentTable.map((t) => [t.segment, String(t.blocks), bytes(t.bytes), t.hash ?? '—', t.evidence, t.status ?? '—']),
         [false, true, true, false, false, false],
         (tr, i) => {
@@ -224,7 +225,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
       ),
       table(
         'Re-billed by shape',
-        ['shape', 're-billed', 'cost', `prefix vs #${d.comparedWith ?? '—'}`, ''],
+        ['shape', 're-billed', 'cost', `prefix vs #${d.comparedWithNumber ?? '—'}`, ''],
         [
           ['collapsed (folded into the first system message)', `~${tokens(d.collapsed.rebilledTokens)}`, usd(d.collapsed.costUSD), at(d.collapsed), sent('collapsed')],
           ['mid-conversation (kept in place)', `~${tokens(d.midConversation.rebilledTokens)}`, usd(d.midConversation.costUSD), at(d.midConversation), sent('mid-conversation')],

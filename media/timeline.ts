@@ -228,7 +228,7 @@ export class Timeline {
   /** Tooltip of a lane at a column (plain text; shown by the browser). */
   private hoverText(lane: Lane['id'], pos: number): string {
     const r = this.view[pos];
-    const head = `#${r.index} ${r.verdict}`;
+    const head = `#${r.number} ${r.verdict}`;
     switch (lane) {
       case 'axis':
         return `${head} · ${r.time ?? 'time unknown'} · ${r.provider}/${r.model}`;
@@ -242,7 +242,7 @@ export class Timeline {
       case 'cause':
         return r.causes.length ? `${head}: ${r.causes.map((c) => `${c.kind}${c.certainty === 'likely' ? ' (likely)' : ''}: ${c.detail}`).join('; ')}` : `${head}: no cause`;
       case 'gap':
-        return r.gapMs !== null ? `${head}: ${fmtDuration(r.gapMs)} after #${r.matched}; its entry's TTL ${fmtDuration(r.ttlMs)}` : `${head}: no earlier entry compared`;
+        return r.gapMs !== null ? `${head}: ${fmtDuration(r.gapMs)} after #${r.matchedNumber}; its entry's TTL ${fmtDuration(r.ttlMs)}` : `${head}: no earlier entry compared`;
       case 'phux': {
         const msgs = this.phuxAt.get(pos) ?? [];
         const bad = new Map((this.session?.phux?.violations ?? []).map((v) => [v.line, v]));
@@ -349,7 +349,7 @@ export class Timeline {
     el.setAttribute('aria-posinset', String(pos + 1));
     el.dataset.pos = String(pos);
     el.textContent = verdictStyle(r.verdict).glyph;
-    el.title = `#${r.index} ${r.verdict}: ${r.reason}`;
+    el.title = `#${r.number} ${r.verdict}: ${r.reason}`;
     el.style.left = `${pos * this.col}px`;
     el.style.width = `${this.col}px`;
   }
@@ -449,22 +449,35 @@ export class Timeline {
     this.drawPersona(ctx, p, first, last);
   }
 
+  /** The widest request number of the view (px in `ctx`'s font), measured once per view: the longest text (`12.3` beside `13`). */
+  private widest: { view: RequestReport[]; length: number; px: number } | null = null;
+  private widestNumber(ctx: CanvasRenderingContext2D): number {
+    if (this.widest?.view !== this.view || this.widest.length !== this.view.length) {
+      let longest = '';
+      for (const r of this.view) if (r.number.length > longest.length) longest = r.number;
+      this.widest = { view: this.view, length: this.view.length, px: longest ? ctx.measureText(longest).width : 0 };
+    }
+    return this.widest.px;
+  }
+
   private drawAxis(ctx: CanvasRenderingContext2D, p: Palette, first: number, last: number): void {
     const lane = this.lane('axis')!;
-    // Every `step`-th request number, so that the widest (the last) never touches its neighbours.
-    const widest = this.view.length ? ctx.measureText(String(this.view[this.view.length - 1].index)).width : 0;
+    // Every `step`-th request number, so that the widest never touches its neighbours.
+    const widest = this.widestNumber(ctx);
     const step = axisStep(this.col, widest);
     ctx.fillStyle = p.muted;
     ctx.textAlign = 'center';
     for (let i = first; i <= last; i++) {
       const r = this.view[i];
-      if (r.index % step !== 0 && step !== 1 && i !== 0) continue;
+      // Agent requests every `step`-th; the others (`8.1`) only when every column has its label.
+      const shown = (x: RequestReport) => step === 1 || (!x.number.includes('.') && Number(x.number) % step === 0);
+      if (!shown(r) && i !== 0) continue;
       // The first column's number is drawn only when it keeps clear of the next label drawn.
-      if (i === 0 && step !== 1 && r.index % step !== 0) {
-        const next = this.view.findIndex((x, j) => j > 0 && x.index % step === 0);
+      if (i === 0 && !shown(r)) {
+        const next = this.view.findIndex((x, j) => j > 0 && shown(x));
         if (next !== -1 && next * this.col < widest + AXIS_GAP_PX) continue;
       }
-      ctx.fillText(String(r.index), i * this.col + this.col / 2, lane.top + lane.height / 2);
+      ctx.fillText(r.number, i * this.col + this.col / 2, lane.top + lane.height / 2);
     }
   }
 
@@ -659,11 +672,11 @@ const CAUSE_SHORT: Record<string, string> = {
   'persona-drift': 'persona',
 };
 
-/** The option's accessible name: `Request N: <verdict>`, then the causes (likely ones marked). */
+/** The option's accessible name: `Request N: <verdict>` (N = the request's number: `9`, `8.1`), then the causes (likely ones marked). */
 export function optionName(r: RequestReport): string {
   const causes = r.causes.map((c) => `${c.kind}${c.certainty === 'likely' ? ' (likely)' : ''}`);
   const kind = r.kind !== 'agent' ? ` (${r.kind})` : '';
-  return `Request ${r.index}: ${r.verdict}${causes.length ? `, ${causes.join(', ')}` : ''}${kind}`;
+  return `Request ${r.number}: ${r.verdict}${causes.length ? `, ${causes.join(', ')}` : ''}${kind}`;
 }
 
 /** A chip's colour: a hue from the hash, so equal hashes look equal across requests. */

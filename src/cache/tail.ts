@@ -68,7 +68,7 @@ import { releaseBetweenSessions } from '../memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */
-export const TAIL_VERSION = 4;
+export const TAIL_VERSION = 5;
 
 /** The report's running sums: what the session header needs of the requests judged so far. */
 export interface ReportSums {
@@ -175,6 +175,7 @@ const TailSchema = z.object({
   }),
   judge: z.object({
     count: int,
+    numbering: z.object({ agents: int, sides: int }),
     lastAgent: z.object({ provider: z.string(), model: z.string() }).nullable(),
     latest: num.nullable(),
     lineages: z.array(
@@ -185,6 +186,7 @@ const TailSchema = z.object({
         recent: z.array(
           z.object({
             req: storedRequest,
+            number: z.string(),
             tail: int,
             lastUse: num.nullable(),
             ttlMs: num,

@@ -1,11 +1,13 @@
 /**
  * `prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context N]`
  * — request N of a session beside request M (default: the request the analysis compared N with,
- * else N − 1) as a unified diff of their prefixes (src/report/requestText.ts: one section per
+ * else the request sent before N) as a unified diff of their prefixes (src/report/requestText.ts: one section per
  * block under a header line, canonical bytes split after `\n` escapes), after one line with the
  * judge's verdict (when M is the request it compared N with) and where the prefixes first differ.
  * The path is anything `analyze` takes; when it holds several sessions (a folder, a Claude Code
  * session with its sub-agents), the session the path names itself is taken, or `--session`'s.
+ * N and M are request numbers as every report shows them (core/numbering.ts): `9` = the ninth
+ * agent request in any evidence mode, `8.1` = the first side request (summary, title) after it.
  *
  * Exit code: 0 printed (also when M's prefix is a prefix of N's: "no break", the added blocks
  * shown); 1 when the session has no request N or M; 2 usage error or unreadable input.
@@ -14,6 +16,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { analyzeSession } from '../core/analyze.js';
+import { parseRequestNumber, requestNumbers } from '../core/numbering.js';
 import { familyFor } from '../core/rules.js';
 import type { Session } from '../core/model.js';
 import { sessionsAt } from './pipeline.js';
@@ -48,10 +51,9 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   const [path, n, m, ...extra] = args.positionals;
   // Digits only: Number() also takes "0x3", "1e3" and " 3 ", and rounds beyond 2^53.
   const count = (x: string | undefined) => (x !== undefined && /^\d+$/.test(x) && Number.isSafeInteger(Number(x)) ? Number(x) : NaN);
-  const index = count(n);
-  const base = m === undefined ? undefined : count(m);
+  const number = n === undefined ? null : parseRequestNumber(n);
+  const base = m === undefined ? undefined : parseRequestNumber(m);
   const context = args.values.context === undefined ? 3 : count(args.values.context);
-  const whole = (x: number | undefined) => x === undefined || (Number.isInteger(x) && x >= 1);
   const problem =
     !path || !n
       ? 'a session and a request number are needed'
@@ -59,11 +61,13 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
         ? `unexpected argument "${safe(extra[0])}"`
         : args.values.requests && args.values.captures
           ? '--captures and --requests exclude each other'
-          : !whole(index) || !whole(base) || !Number.isInteger(context) || context < 0
-            ? 'request numbers and --context are whole numbers (requests from 1)'
-            : base === index
-              ? `request #${index} compared with itself`
-              : null;
+          : number === null || base === null
+            ? `"${safe(number === null ? n : m!)}" is not a request number (agent requests 1, 2, …; side requests after #8: 8.1, 8.2, …)`
+            : !Number.isInteger(context) || context < 0
+              ? '--context is a whole number'
+              : base === number
+                ? `request #${number} compared with itself`
+                : null;
   if (problem) {
     err(`prefix-lens diff: ${problem}\n${DIFF_USAGE}`);
     return 2;
@@ -95,20 +99,36 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     for (const d of errors) err(`prefix-lens diff: ${safe(d.file)}${d.line > 0 ? `:${d.line}` : ''}: ${safe(d.message)}`);
     return 2;
   }
-  const req = s.requests.find((r) => r.index === index);
+  const numbers = requestNumbers(s.requests);
+  const at = numbers.indexOf(number!);
+  const req = at >= 0 ? s.requests[at] : undefined;
   // The judge's verdict on N and the request it compared N with (the default M).
-  const judged = req ? analyzeSession(s).requests.find((a) => a.request.index === index) : undefined;
-  const other = base ?? judged?.matched ?? (index > 1 ? index - 1 : undefined);
-  const prev = other === undefined ? undefined : s.requests.find((r) => r.index === other);
+  const judged = req ? analyzeSession(s).requests[at] : undefined;
+  const other = base !== undefined ? numbers.indexOf(base as string) : judged?.matched != null ? judged.matched - 1 : at - 1;
+  const prev = other >= 0 ? s.requests[other] : undefined;
   if (!req || !prev) {
-    err(`prefix-lens diff: ${safe(s.title ?? s.id)} has ${s.requests.length} request(s); ${!req ? `no request #${index}` : other === undefined ? `request #${index} has no earlier request to compare with` : `no request #${other}`}`);
+    const missing = !req ? `no request #${number}` : base === undefined ? `request #${number} has no earlier request to compare with` : `no request #${base}`;
+    // A side request the transcript does not record is known only from the bodies the host sent.
+    const wanted = !req ? number! : base;
+    const hint = wanted?.includes('.') && s.requests.every((r) => r.evidence === 'reconstructed') ? ' (requests the transcript does not record, such as summary and title requests, need --requests DIR or --captures DIR)' : '';
+    err(`prefix-lens diff: ${safe(s.title ?? s.id)} has ${numberedText(numbers)}; ${missing}${hint}`);
     return 1;
   }
   const name = s.title ?? s.id;
   const c = compareRequests(prev, req, name, familyFor(req.model, req.api).renderOrder);
-  out(comparisonLine(name, prev.index, index, c.difference, judged && judged.matched === prev.index ? { verdict: judged.verdict, causes: judged.causes.map((x) => x.kind) } : undefined));
-  const patch = createTwoFilesPatch(`request #${prev.index}`, `request #${index}`, c.base.text, c.request.text, undefined, undefined, { context });
+  const [baseNumber, reqNumber] = [numbers[other], numbers[at]];
+  out(comparisonLine(name, baseNumber, reqNumber, c.difference, judged && judged.matched === prev.index ? { verdict: judged.verdict, causes: judged.causes.map((x) => x.kind) } : undefined));
+  const patch = createTwoFilesPatch(`request #${baseNumber}`, `request #${reqNumber}`, c.base.text, c.request.text, undefined, undefined, { context });
   // jsdiff starts with a "=====" separator (and an "Index:" line when both names are equal): the ---/+++ lines and hunks are the diff.
   for (const line of patch.split('\n')) if (/^(---|\+\+\+|@@|[ +\-\\])/.test(line)) out(line);
   return 0;
+}
+
+/** A session's request numbers in words: `16 request(s): #1–#13, side requests #8.1, #8.2, #9.1`. */
+function numberedText(numbers: string[]): string {
+  const agents = numbers.filter((x) => !x.includes('.')).length;
+  const sides = numbers.filter((x) => x.includes('.'));
+  const list = `${sides.slice(0, 8).map((x) => `#${x}`).join(', ')}${sides.length > 8 ? `, … (${sides.length})` : ''}`;
+  const parts = [agents ? (agents === 1 ? '#1' : `#1–#${agents}`) : '', sides.length ? `side request${sides.length > 1 ? 's' : ''} ${list}` : ''].filter(Boolean);
+  return `${numbers.length} request(s)${parts.length ? `: ${parts.join(', ')}` : ''}`;
 }

@@ -132,7 +132,7 @@ function breaksOf(s: SessionReport, gate: Gate): Array<{ line: string; fails: bo
       const pass = passReason(r, gate);
       const cost = `~${r.lostTokens} tokens re-billed, ${r.costUSD === null ? 'cost unknown' : usd(r.costUSD)}`;
       out.push({
-        line: `${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.index} breaks the cache (${r.causes.map((c) => c.kind).join(', ')}): ${cost}${pass ? `; passes: ${pass}` : ''}`,
+        line: `${safe(where(r))}: ${s.host} session ${safe(s.id)} request #${r.number} breaks the cache (${r.causes.map((c) => c.kind).join(', ')}): ${cost}${pass ? `; passes: ${pass}` : ''}`,
         fails: pass === null,
       });
     }

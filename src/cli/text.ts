@@ -6,6 +6,7 @@ import type { PersonaReport } from '../core/persona.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { agreementText, hostMissText } from '../report/hostmiss.js';
+import { numberAt } from '../report/numbers.js';
 import { safe } from '../sanitize.js';
 
 /** One cell of untrusted text (src/sanitize.ts, the one sanitizer): control characters made visible, one line. */
@@ -71,7 +72,7 @@ export function renderRequest(r: RequestReport, modelWidth: number, out: (line: 
   const u = r.usage;
   out(
     [
-      pad(String(r.index), 4, true),
+      pad(r.number, 4, true),
       pad(time(r.time), 8),
       pad(modelText(r), modelWidth),
       pad(tokens(u?.cacheRead), 7, true),
@@ -85,7 +86,7 @@ export function renderRequest(r: RequestReport, modelWidth: number, out: (line: 
     ].join(' '),
   );
   if (r.break && r.break.segment !== 'params') {
-    const vs = r.matched ? ` (vs #${r.matched})` : '';
+    const vs = r.matchedNumber ? ` (vs #${r.matchedNumber})` : '';
     const reads =
       r.observedRead !== null && r.expectedRead !== null ? `; read ${r.observedRead}, expected ~${r.expectedRead}` : '';
     const lost = r.lostTokens ? `; ~${r.lostTokens} tokens re-billed` : '';
@@ -126,7 +127,7 @@ function renderDeltas(r: RequestReport, out: (line: string) => void): void {
   const at = (c: RequestReport['systemDeltas'] extends infer T ? (T extends { collapsed: infer C } ? C : never) : never) =>
     c.break ? ` at ${c.break.segment} ${c.break.blockIndex} @${c.break.byteOffset}` : ', tail only';
   out(
-    `${indent}re-billed vs #${d.comparedWith ?? '-'}: collapsed ${shapeText(d.collapsed)}${at(d.collapsed)}${sent('collapsed')}; ` +
+    `${indent}re-billed vs #${d.comparedWithNumber ?? '-'}: collapsed ${shapeText(d.collapsed)}${at(d.collapsed)}${sent('collapsed')}; ` +
       `mid-conversation ${shapeText(d.midConversation)}${at(d.midConversation)}${sent('mid-conversation')}; ${savedText(d.savedTokens)}`,
   );
 }
@@ -174,7 +175,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void, tab
     const h = s.hostMiss;
     out(
       `  ${safe(h.host)} cache diagnostics: ${h.requests} request(s); ${h.agree} agree with our verdict, ${h.disagree} disagree` +
-        `${h.disagree ? ` (${h.disagreeing.map((i) => `#${i}`).join(', ')})` : ''}${h.notCompared ? `, ${h.notCompared} not compared` : ''}`,
+        `${h.disagree ? ` (${h.disagreeing.map((i) => `#${numberAt(s.requests, i)}`).join(', ')})` : ''}${h.notCompared ? `, ${h.notCompared} not compared` : ''}`,
     );
   }
   renderFindings(s, out);
@@ -184,7 +185,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void, tab
 /** A session's lines under its table (or its header): phux stream, persona, ignored entries, diagnostics. */
 function renderFindings(s: SessionReport, out: (line: string) => void): void {
   if (s.phux) renderPhux(s.phux, out);
-  if (s.persona) renderPersona(s.persona, out);
+  if (s.persona) renderPersona(s.persona, (i) => numberAt(s.requests, i), out);
   const ignored = Object.entries(s.ignored);
   if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
   for (const d of s.diagnostics) out(`  ${d.severity}: ${safe(d.file)}:${d.line}: ${safe(d.message)}`);
@@ -203,7 +204,7 @@ function renderPhux(p: PhuxSessionJson, out: (line: string) => void): void {
  * One line for the persona snapshot (BotHarness): its hash, size, time and bot, the session's
  * verdict and the events by request; then, per drift, the changed bytes before and after.
  */
-function renderPersona(p: PersonaReport, out: (line: string) => void): void {
+function renderPersona(p: PersonaReport, numberOf: (index: number) => string, out: (line: string) => void): void {
   const snap = p.snapshot;
   const what =
     snap.state === 'body'
@@ -213,11 +214,11 @@ function renderPersona(p: PersonaReport, out: (line: string) => void): void {
         : snap.state === 'none'
           ? 'no snapshot taken yet'
           : 'snapshot unknown';
-  const events = p.events.map((e) => `#${e.request} ${e.kind}`).join(', ');
+  const events = p.events.map((e) => `#${numberOf(e.request)} ${e.kind}`).join(', ');
   out(`  persona: ${what}; ${p.verdict}${events ? `; ${events}` : ''}`);
   for (const e of p.events) {
     if (e.kind === 'drift' || e.kind === 'memory-head' || e.kind === 'refreshed' || e.kind === 'reowned') {
-      out(`    #${e.request} ${e.kind}${e.offset !== undefined ? ` at system byte ${e.offset}` : ''}: ${safe(e.detail)}`);
+      out(`    #${numberOf(e.request)} ${e.kind}${e.offset !== undefined ? ` at system byte ${e.offset}` : ''}: ${safe(e.detail)}`);
       if (e.before !== undefined) out(`      before: ${safe(e.before)}`);
       if (e.after !== undefined) out(`      after:  ${safe(e.after)}`);
     }
@@ -227,10 +228,12 @@ function renderPersona(p: PersonaReport, out: (line: string) => void): void {
 
 /** What the columns and marks mean; printed once under the report. */
 export const LEGEND = [
+  '#: agent requests 1, 2, 3… in send order; 8.1, 8.2… = requests the host made besides the agent loop after #8',
+  '  ((summary)/(title) after the model), so a request has the same number with or without --requests (diff takes both).',
   'read/write/uncached: prompt tokens the provider reported (cache read, cache write, neither); - = no usage recorded.',
   'verdict: cold = first request of its lineage here (it may still read an entry another session wrote); hit; break;',
   '  ttl-expired; below-minimum (too short to cache); model-switch; unexplained-miss (prefix unchanged, read collapsed);',
-  '  unknown (! = the request failed). (summary)/(title) = requests the host made besides the agent loop.',
+  '  unknown (! = the request failed).',
   'break: the first changed item (message/tool/system index within its segment) and byte offset (wire: in the body).',
   'cost: extra USD the break caused; $0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
   'Below a break: its JSON path, the request compared with, the tokens read (reported) and expected and re-billed',

@@ -98,7 +98,7 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
     if (who) o.out(`${who}:`);
     for (const r of u.added) renderRequest(r, l.width, o.out);
     if (u.revised.length) {
-      o.out(`      re-judged with the new token estimate: ${u.revised.map((r) => `#${r.index} ${r.verdict}`).join(', ')}`);
+      o.out(`      re-judged with the new token estimate: ${u.revised.map((r) => `#${r.number} ${r.verdict}`).join(', ')}`);
     }
   };
 

@@ -13,6 +13,7 @@ import { ownGet, ownSet } from './own.js';
 import { systemChange, type SystemChange } from './sections.js';
 import { defaultRules, familyFor, minimumTokens, priceOf, type PriceSource, type ProviderFamily, type ProviderRules, type Tier } from './rules.js';
 import { resumedDepth } from './rebill.js';
+import { RequestNumbering } from './numbering.js';
 
 /** Verdict per request (DESIGN.md "verdict"). */
 export type Verdict = 'cold' | 'hit' | 'break' | 'ttl-expired' | 'below-minimum' | 'model-switch' | 'unexplained-miss' | 'unknown';
@@ -38,8 +39,15 @@ export interface RequestAnalysis {
   break: BreakPoint | null;
   /** A break in the system segment: the section it falls in and whether text was appended, removed or edited (core/sections.ts). */
   systemChange: SystemChange | null;
+  /**
+   * The request's number (core/numbering.ts: `9` for the ninth agent request, `8.1` for the first
+   * side request after #8), the same in every evidence mode; `request.index` is its send order.
+   */
+  number: string;
   /** Index of the earlier request whose cache entry this one was compared with. */
   matched: number | null;
+  /** That request's number (core/numbering.ts), null when nothing was matched. */
+  matchedNumber: string | null;
   /** Time since the matched request (ms), null when unknown. */
   gapMs: number | null;
   /**
@@ -90,6 +98,8 @@ export type TokensAt = (n: BlockNode | null, extraBytes?: number) => number;
 
 interface Entry {
   req: LlmRequest;
+  /** The request's number (core/numbering.ts), for the judge's words about the entry. */
+  number: string;
   tail: BlockNode;
   /** Time this entry was written (ms); what a later request reads of it is part of that request's entry. */
   lastUse: number | null;
@@ -274,6 +284,8 @@ export class SessionJudge {
   readonly requests: RequestAnalysis[] = [];
   private readonly lineages = new Map<string, Lineage>();
   private lastAgent: LlmRequest | null = null;
+  /** Numbers the requests pushed (core/numbering.ts). */
+  private numbering = new RequestNumbering();
   /** The latest send time of the requests judged (ms), null before any with a time (gone). */
   private latest: number | null = null;
 
@@ -339,11 +351,12 @@ export class SessionJudge {
     const out = this.requests;
     const lastAgent = this.lastAgent;
     const keys = sameKeys(this.keys, req) ? this.keys : (this.keys = this.keyMemo(req));
+    const number = this.numbering.next(req);
     const tokensAt = keys.tokensAt;
     let lin = lineages.get(keys.key);
     const key = lin ? lin.key : keys.key;
     const family = lin ? lin.family : (keys.family ??= familyFor(req.model, req.api, rules));
-    const a = blank(req, key, family.id);
+    const a = blank(req, number, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
     a.promptTokens = req.usage ? promptOf(req.usage) : req.tail ? tokensAt(req.tail) : null;
     const priced = priceOf(req, family, rules);
@@ -391,6 +404,7 @@ export class SessionJudge {
       } else a.verdict = 'cold';
     } else {
       a.matched = best.req.index;
+      a.matchedNumber = best.number;
       a.ttlMs = best.ttlMs;
       const then = timeOf(best.req);
       a.gapMs = now !== null && then !== null ? now - then : null;
@@ -446,14 +460,14 @@ export class SessionJudge {
       const heldPast = full > 0 && a.observedRead! >= full - partialTolerance(lin.family, full);
       if (heldPast) {
         a.expectedRead = full;
-        a.notes.push(`read after the entry's estimated lifetime (${Math.round(a.gapMs! / 60000)} min since #${best.req.index}, lifetime ${Math.round(best.ttlMs / 60000)} min): the provider still held it (a longer lifetime than the request shows, or another request refreshed it)`);
+        a.notes.push(`read after the entry's estimated lifetime (${Math.round(a.gapMs! / 60000)} min since #${best.number}, lifetime ${Math.round(best.ttlMs / 60000)} min): the provider still held it (a longer lifetime than the request shows, or another request refreshed it)`);
       }
       if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
       else if (!bestAlive && !a.break && !heldPast) a.verdict = 'ttl-expired';
       else if (a.break) {
         a.verdict = 'break';
         // No live entry: the change is real, but the expired entry could not have been read anyway.
-        if (!bestAlive) a.notes.push(`the entry of #${best.req.index} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
+        if (!bestAlive) a.notes.push(`the entry of #${best.number} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
       }
       else if ((collapsed || stopsInHead(first, a.observedRead, a.expectedRead, tokensAt, lin.family)) && first.block.segment === 'head') {
         a.verdict = 'break';
@@ -491,7 +505,7 @@ export class SessionJudge {
       const certain = flight(flying.req, now) === 'in-flight';
       a.causes.push({
         kind: 'parallel-request',
-        detail: `sent while #${flying.req.index} was ${certain ? 'waiting for its response' : 'in flight'}: an entry can be read only once its response has started, so parallel requests each write their own`,
+        detail: `sent while #${flying.number} was ${certain ? 'waiting for its response' : 'in flight'}: an entry can be read only once its response has started, so parallel requests each write their own`,
         certainty: certain ? 'certain' : 'likely',
       });
       const d = depths[recent.indexOf(flying)];
@@ -508,7 +522,7 @@ export class SessionJudge {
       // What this request reads of an earlier entry is a prefix of its own entry, recorded now:
       // that refreshes it. The earlier entry itself is not refreshed, since the part of it
       // beyond the common prefix was not read (a change at tool 0 reads none of it).
-      record(lin, req, now, tokensAt, reads, marks);
+      record(lin, req, number, now, tokensAt, reads, marks);
       if (lin.written.size > lin.sweepAt) sweep(lin);
       if (req.kind === 'agent') this.lastAgent = req;
     }
@@ -536,7 +550,7 @@ export class SessionJudge {
           const segments = a && a.request === e.req ? a.segments : (this.requests.find((x) => x?.request === e.req)?.segments ?? null);
           if (!segments) throw new Error(`request #${e.req.index} is not among the judged requests`);
           const { tail: _tail, systemShape: _shape, ...req } = e.req;
-          const out: JudgeState['lineages'][number]['recent'][number] = { req, tail: ref(e.tail), lastUse: e.lastUse, ttlMs: e.ttlMs, segments: { ...segments } };
+          const out: JudgeState['lineages'][number]['recent'][number] = { req, number: e.number, tail: ref(e.tail), lastUse: e.lastUse, ttlMs: e.ttlMs, segments: { ...segments } };
           if (e.written !== undefined) out.written = keyHex(e.written);
           if (e.writtenDepth !== undefined) out.writtenDepth = e.writtenDepth;
           return out;
@@ -550,7 +564,7 @@ export class SessionJudge {
       });
     }
     const last = this.lastAgent;
-    return { count: this.requests.length, lastAgent: last ? { provider: last.provider, model: last.model } : null, latest: this.latest, lineages };
+    return { count: this.requests.length, numbering: this.numbering.state(), lastAgent: last ? { provider: last.provider, model: last.model } : null, latest: this.latest, lineages };
   }
 
   /**
@@ -572,17 +586,18 @@ export class SessionJudge {
         const tail = nodeOf(e.tail);
         if (!tail) throw new Error(`entry #${e.req.index} has no chain`);
         const req = { ...e.req, tail } as LlmRequest;
-        const entry: Entry = { req, tail, lastUse: e.lastUse, ttlMs: e.ttlMs };
+        const entry: Entry = { req, number: e.number, tail, lastUse: e.lastUse, ttlMs: e.ttlMs };
         if (e.written !== undefined) entry.written = hexKey(e.written);
         if (e.writtenDepth !== undefined) entry.writtenDepth = e.writtenDepth;
         lin.recent.push(entry);
-        if (req.index >= 1 && req.index <= state.count) j.requests[req.index - 1] = { request: req, segments: { ...e.segments } } as RequestAnalysis;
+        if (req.index >= 1 && req.index <= state.count) j.requests[req.index - 1] = { request: req, number: e.number, segments: { ...e.segments } } as RequestAnalysis;
       }
       for (const [k, expires, tokens, ttlMs] of l.written) lin.written.set(hexKey(k), { expires, tokens, ttlMs });
       lin.sweepAt = Math.max(SWEEP_MIN, 2 * lin.written.size);
       j.lineages.set(l.key, lin);
     }
     if (state.lastAgent) j.lastAgent = { ...state.lastAgent, kind: 'agent' } as LlmRequest;
+    j.numbering = new RequestNumbering(state.numbering.agents, state.numbering.sides);
     j.latest = state.latest;
     return j;
   }
@@ -595,6 +610,8 @@ export type StoredRequest = Omit<LlmRequest, 'tail' | 'systemShape'>;
 export interface JudgeState {
   /** Requests pushed. */
   count: number;
+  /** The numbering's counters after them (core/numbering.ts): agent requests, side requests since the last agent one. */
+  numbering: { agents: number; sides: number };
   /** Provider and model of the last agent request without an error (the model-switch check). */
   lastAgent: { provider: string; model: string } | null;
   /** The latest send time of the requests pushed (ms), null when none had one (written entries gone before it are not kept). */
@@ -607,6 +624,8 @@ export interface JudgeState {
     minimum: number;
     recent: Array<{
       req: StoredRequest;
+      /** The request's number (core/numbering.ts). */
+      number: string;
       /** Index of the request's chain tail in the caller's node table. */
       tail: number;
       lastUse: number | null;
@@ -819,7 +838,7 @@ function unreachableEntry(
       tokens,
       cause: {
         kind: 'lookback-exceeded',
-        detail: `the breakpoint at ${where(b)} is ${b - depth} blocks past the entry #${e.req.index} wrote at ${where(depth)} (~${tokens} tokens); the provider looks back ${lookback} blocks`,
+        detail: `the breakpoint at ${where(b)} is ${b - depth} blocks past the entry #${e.number} wrote at ${where(depth)} (~${tokens} tokens); the provider looks back ${lookback} blocks`,
         certainty: 'certain',
       },
     };
@@ -829,7 +848,7 @@ function unreachableEntry(
       tokens,
       cause: {
         kind: 'breakpoint-moved',
-        detail: `no breakpoint at or after ${where(depth)}, where #${e.req.index} wrote its entry (~${tokens} tokens)${marks.length ? `: the deepest is at ${where(Math.max(...marks))}` : ': the request has none'}`,
+        detail: `no breakpoint at or after ${where(depth)}, where #${e.number} wrote its entry (~${tokens} tokens)${marks.length ? `: the deepest is at ${where(Math.max(...marks))}` : ': the request has none'}`,
         certainty: 'certain',
       },
     };
@@ -904,9 +923,10 @@ function flight(req: LlmRequest, now: number | null): 'done' | 'in-flight' | 'ma
   return 'done';
 }
 
-function blank(request: LlmRequest, lineage: string, family: string): RequestAnalysis {
+function blank(request: LlmRequest, number: string, lineage: string, family: string): RequestAnalysis {
   return {
     request,
+    number,
     lineage,
     family,
     prefixHash: null,
@@ -916,6 +936,7 @@ function blank(request: LlmRequest, lineage: string, family: string): RequestAna
     break: null,
     systemChange: null,
     matched: null,
+    matchedNumber: null,
     gapMs: null,
     ttlMs: null,
     segmentSizes: {},
@@ -1130,6 +1151,7 @@ function cachedThrough(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, to
 function record(
   lin: Lineage,
   req: LlmRequest,
+  number: string,
   now: number | null,
   tokensAt: TokensAt,
   reads: string[],
@@ -1145,7 +1167,7 @@ function record(
     for (const m of marks) ttlSeconds = Math.max(ttlSeconds, m.block.breakpoint!.ttlSeconds);
     ttlSeconds = Math.max(ttlSeconds, req.params.prompt_cache_retention === '24h' ? lin.family.ttlSeconds.extended : 0);
   }
-  const entry: Entry = { req, tail, lastUse: now, ttlMs: ttlSeconds * 1000 };
+  const entry: Entry = { req, number, tail, lastUse: now, ttlMs: ttlSeconds * 1000 };
   lin.recent.push(entry);
   if (lin.recent.length > CANDIDATES) lin.recent.shift();
   if (lin.family.breakpoints.explicit) {

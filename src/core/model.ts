@@ -189,6 +189,13 @@ export interface LlmRequest {
    * between two requests) is `likely`, not `certain`.
    */
   kindEvidence?: 'heuristic';
+  /**
+   * True when the session has a transcript that records no entry for this request: only its
+   * captured body shows it (a host's summary or title request, a failed attempt the host retried
+   * and did not record). Such a request is numbered after the agent request before it
+   * (core/numbering.ts), so the transcript's requests keep their numbers with or without bodies.
+   */
+  wireOnly?: true;
   /** Time the request was sent, ms since epoch, or null when unknown. */
   timeMs: number | null;
   /**

@@ -94,7 +94,7 @@ export class ActiveSessionStatus implements vscode.Disposable {
       // A break can re-bill nothing: what the request sends after the change may all be new (a compaction's summary, another branch).
       if (broke && s.last) {
         const again = s.last.lostTokens > 0 ? `**${tokens(s.last.lostTokens)}** tokens billed again` : 'nothing the cache held was billed again';
-        md.appendMarkdown(`$(warning) The latest request, #${s.last.index}, broke the cache: ${again}.\n\n`);
+        md.appendMarkdown(`$(warning) The latest request, #${s.last.number ?? s.last.index}, broke the cache: ${again}.\n\n`);
       }
       md.appendMarkdown(`${rebilledMarkdown(s)}\n\n`);
     }

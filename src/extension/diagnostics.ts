@@ -183,10 +183,10 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
     if (!report || !r) return undefined;
     const md = new vscode.MarkdownString();
     md.isTrusted = { enabledCommands: ['prefixLens.openTimeline', 'prefixLens.compareRequests'] };
-    md.appendMarkdown(`**Prefix Lens** · request #${r.index}: **${r.verdict}**\n\n`);
+    md.appendMarkdown(`**Prefix Lens** · request #${r.number}: **${r.verdict}**\n\n`);
     md.appendText(verdictLine(report, r));
     md.appendMarkdown(`\n\n[Open Timeline at this request](command:prefixLens.openTimeline?${encodeURIComponent(JSON.stringify([{ path: doc.uri.fsPath, requestIndex: r.index }]))})`);
-    if (r.matched !== null) md.appendMarkdown(` · [Compare with #${r.matched}](command:prefixLens.compareRequests?${encodeURIComponent(JSON.stringify([{ path: doc.uri.fsPath, requestIndex: r.index, base: r.matched }]))})`);
+    if (r.matched !== null) md.appendMarkdown(` · [Compare with #${r.matchedNumber}](command:prefixLens.compareRequests?${encodeURIComponent(JSON.stringify([{ path: doc.uri.fsPath, requestIndex: r.index, base: r.matched }]))})`);
     return new vscode.Hover(md, doc.lineAt(pos.line).range);
   }
 
@@ -203,7 +203,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
       act.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline at this request', arguments: [{ path: a.path, requestIndex: a.requestIndex }] };
       out.push(act);
       if (r.matched !== null) {
-        const cmp = new vscode.CodeAction(`Compare with request #${r.matched}`, vscode.CodeActionKind.QuickFix);
+        const cmp = new vscode.CodeAction(`Compare with request #${r.matchedNumber}`, vscode.CodeActionKind.QuickFix);
         cmp.diagnostics = [d];
         cmp.command = { command: 'prefixLens.compareRequests', title: cmp.title, arguments: [{ path: a.path, requestIndex: a.requestIndex, base: r.matched }] };
         out.push(cmp);
@@ -227,7 +227,7 @@ export function verdictLine(report: SessionReport, r: RequestReport): string {
   if (r.break) parts.push(`prefix changed at ${r.break.segment} block ${r.break.blockIndex}, ${r.break.path}, byte ${r.break.byteOffset}`);
   if (r.lostTokens > 0) parts.push(`${tokens(r.lostTokens)} tokens re-billed${r.costUSD !== null ? ` (${usd(r.costUSD)})` : ''}`);
   if (r.expectedRead !== null && r.observedRead !== null) parts.push(`cache read ${tokens(r.observedRead)} of ${tokens(r.expectedRead)} expected`);
-  if (r.matched !== null) parts.push(`compared with request #${r.matched}`);
+  if (r.matched !== null) parts.push(`compared with request #${r.matchedNumber}`);
   if (report.totals.hitRate !== null && !parts.length) parts.push(`session hit rate ${percent(report.totals.hitRate)}`);
   return parts.join(' · ');
 }
@@ -243,12 +243,12 @@ export function toDiagnostics(doc: vscode.TextDocument, report: SessionReport): 
       r.verdict === 'break' ? vscode.DiagnosticSeverity.Warning : r.verdict === 'ttl-expired' || r.verdict === 'unexplained-miss' ? vscode.DiagnosticSeverity.Information : undefined;
     if (severity === undefined) continue;
     const what = r.verdict === 'break' ? 'Cache break' : r.verdict === 'ttl-expired' ? 'Cache expired (TTL)' : 'Unexplained cache miss';
-    const d = new vscode.Diagnostic(doc.lineAt(r.line - 1).range, `${what} at request #${r.index}: ${verdictLine(report, r)}`, severity);
+    const d = new vscode.Diagnostic(doc.lineAt(r.line - 1).range, `${what} at request #${r.number}: ${verdictLine(report, r)}`, severity);
     d.source = SOURCE;
     d.code = r.verdict;
     const m = r.matched !== null ? byIndex.get(r.matched) : undefined;
     if (m && m.line >= 1 && m.line <= doc.lineCount) {
-      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(doc.uri, doc.lineAt(m.line - 1).range), `request #${m.index}, the cache entry it was compared with`)];
+      d.relatedInformation = [new vscode.DiagnosticRelatedInformation(new vscode.Location(doc.uri, doc.lineAt(m.line - 1).range), `request #${m.number}, the cache entry it was compared with`)];
     }
     out.push(d);
   }

@@ -371,7 +371,7 @@ async function pickCompared(report: SessionReport): Promise<number | undefined> 
   const rank = (v: string) => (v === 'break' ? 0 : v === 'hit' ? 2 : 1);
   const items = [...compared]
     .sort((a, b) => rank(a.verdict) - rank(b.verdict) || a.index - b.index)
-    .map((r) => ({ label: `${r.verdict === 'break' ? '$(error) ' : ''}#${r.index} ${r.verdict}`, description: `vs #${r.matched}${r.causes.length ? ` · ${r.causes.map((c) => c.kind).join(', ')}` : ''}`, detail: r.reason, index: r.index }));
+    .map((r) => ({ label: `${r.verdict === 'break' ? '$(error) ' : ''}#${r.number} ${r.verdict}`, description: `vs #${r.matchedNumber}${r.causes.length ? ` · ${r.causes.map((c) => c.kind).join(', ')}` : ''}`, detail: r.reason, index: r.index }));
   const pick = await vscode.window.showQuickPick(items, { title: 'Compare Request with Matched', placeHolder: `${report.title ?? report.id}: the request to open beside the one it was compared with`, matchOnDescription: true });
   return pick?.index;
 }

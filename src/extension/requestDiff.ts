@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
+import { numberAt } from '../report/numbers.js';
 import { comparisonLine } from '../report/requestText.js';
 import { type AnalysisWorker } from './analysisWorker.js';
 import type { RequestComparisonText } from './workerProtocol.js';
@@ -20,8 +21,11 @@ interface DocQuery {
   key: string;
   path: string;
   sessionId: string;
+  /** Send-order indices of the pair in the report. */
   base: number;
   index: number;
+  /** Their request numbers (core/numbering.ts), for words; absent in URIs of older builds. */
+  numbers?: { base: string; index: string };
   hashes: { base: string | null; index: string | null };
   side: 'base' | 'request';
 }
@@ -52,7 +56,7 @@ export class RequestDiff implements vscode.TextDocumentContentProvider, vscode.D
       const c = await this.render(q, token);
       return q.side === 'base' ? c.base.text : c.request.text;
     } catch (e) {
-      return `Prefix Lens cannot show request #${q.side === 'base' ? q.base : q.index} of ${q.sessionId} any more: ${(e as Error).message}\n`;
+      return `Prefix Lens cannot show request #${q.side === 'base' ? (q.numbers?.base ?? q.base) : (q.numbers?.index ?? q.index)} of ${q.sessionId} any more: ${(e as Error).message}\n`;
     }
   }
 
@@ -84,12 +88,12 @@ export class RequestDiff implements vscode.TextDocumentContentProvider, vscode.D
   async open(ref: SessionRef, report: SessionReport, base: number, index: number, token?: vscode.CancellationToken): Promise<RequestComparisonText & { title: string }> {
     const at = (i: number) => report.requests.find((r) => r.index === i);
     const [b, r] = [at(base), at(index)];
-    if (!b || !r) throw new Error(`request #${!b ? base : index} is not in ${report.title ?? report.id}`);
-    const q = { key: ref.key, path: ref.path, sessionId: report.id, base, index, hashes: { base: b.prefixHash, index: r.prefixHash } };
+    if (!b || !r) throw new Error(`request #${!b ? numberAt(report.requests, base) : numberAt(report.requests, index)} is not in ${report.title ?? report.id}`);
+    const q = { key: ref.key, path: ref.path, sessionId: report.id, base, index, numbers: { base: b.number, index: r.number }, hashes: { base: b.prefixHash, index: r.prefixHash } };
     const c = await this.render({ ...q, side: 'request' }, token);
     // The verdict is about the comparison the judge made: shown when `base` is the request it compared with.
-    const title = comparisonLine(report.title ?? report.id, base, index, c.difference, r.matched === base ? { verdict: r.verdict, causes: r.causes.map((x) => x.kind) } : undefined);
-    const uri = (side: DocQuery['side']) => vscode.Uri.from({ scheme: REQUEST_SCHEME, path: `/${report.host}/${report.id}/request-${side === 'base' ? base : index}.txt`, query: JSON.stringify({ ...q, side }) });
+    const title = comparisonLine(report.title ?? report.id, b.number, r.number, c.difference, r.matched === base ? { verdict: r.verdict, causes: r.causes.map((x) => x.kind) } : undefined);
+    const uri = (side: DocQuery['side']) => vscode.Uri.from({ scheme: REQUEST_SCHEME, path: `/${report.host}/${report.id}/request-${side === 'base' ? b.number : r.number}.txt`, query: JSON.stringify({ ...q, side }) });
     const pos = c.request.changeAt;
     // The cursor goes to the start of the changed line (the diff marks the characters): a reveal
     // of a far column would scroll the narrow side-by-side editor past the line's start.

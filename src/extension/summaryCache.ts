@@ -39,8 +39,11 @@ export interface SessionSummary {
   costUSD: number;
   /** Diagnostics of severity error (unreadable lines, schema mismatches). */
   errors: number;
-  /** The session's latest request: its 1-based index, verdict, and tokens re-billed by it; null without requests. */
-  last: { index: number; verdict: string; lostTokens: number } | null;
+  /**
+   * The session's latest request: its 1-based index, its number (core/numbering.ts; absent in
+   * summaries saved by older builds), verdict, and tokens re-billed by it; null without requests.
+   */
+  last: { index: number; number?: string; verdict: string; lostTokens: number } | null;
 }
 
 /** The summary of one session's report (view projection of its totals). */
@@ -64,7 +67,7 @@ export function summarize(r: SessionReport): SessionSummary {
 
 function lastOf(r: SessionReport): SessionSummary['last'] {
   const q = r.requests.at(-1);
-  return q ? { index: q.index, verdict: q.verdict, lostTokens: q.lostTokens } : null;
+  return q ? { index: q.index, number: q.number, verdict: q.verdict, lostTokens: q.lostTokens } : null;
 }
 
 /** One saved summary and what it is valid for. */
@@ -110,7 +113,7 @@ function isEntry(v: unknown): v is Entry {
   const counts = ['requests', 'breaks', 'misses', 'cacheRead', 'cacheWrite', 'uncached', 'lostTokens', 'costUSD', 'errors'];
   if (!counts.every((k) => isNum(t[k])) || !isNumOrNull(t.hitRate) || (t.title !== null && typeof t.title !== 'string')) return false;
   const last = t.last as Record<string, unknown> | null;
-  return last === null || (!!last && typeof last === 'object' && isNum(last.index) && typeof last.verdict === 'string' && isNum(last.lostTokens));
+  return last === null || (!!last && typeof last === 'object' && isNum(last.index) && (last.number === undefined || typeof last.number === 'string') && typeof last.verdict === 'string' && isNum(last.lostTokens));
 }
 
 /**

@@ -196,6 +196,8 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
         made.set(c.id, s);
       }
     }
+    // Numbered after the transcript's requests (core/numbering.ts), unless its session has no transcript (made from bodies alone).
+    if (typeof to === 'number') req.wireOnly = true;
     if (!extra.has(to)) extra.set(to, []);
     extra.get(to)!.push({ b, req });
   }

@@ -16,8 +16,14 @@ import { verdictReason } from './reason.js';
 
 /** One request in the report. Tokens are tokens, money USD, `time` ISO 8601. */
 export interface RequestReport {
-  /** 1-based send order within the session. */
+  /** 1-based send order within the session (a position in this report: the wire adds side requests between the transcript's). */
   index: number;
+  /**
+   * The request's number, the same in every evidence mode (core/numbering.ts): `"9"` = the ninth
+   * agent request, `"8.1"` = the first side request (summary, title) sent after agent request 8.
+   * What the report's texts, the Timeline, Problems entries and `diff` call a request.
+   */
+  number: string;
   /** 1-based line of the transcript (0 for database rows; see `row`). */
   line: number;
   row?: string;
@@ -52,6 +58,8 @@ export interface RequestReport {
   costUSD: number | null;
   /** Index of the request whose cache entry this one was compared with. */
   matched: number | null;
+  /** `number` of the request `matched` points at (null when nothing was matched). */
+  matchedNumber: string | null;
   gapMs: number | null;
   /** Lifetime of the matched entry (ms), from its breakpoint or the family rules (e.g. 300 000 = 5 min, 3 600 000 = 1 h); null when nothing was matched. */
   ttlMs: number | null;
@@ -131,6 +139,8 @@ export interface ShapeCostJson {
  */
 export interface SystemDeltasJson {
   comparedWith: number | null;
+  /** `number` of request `comparedWith` (null with it). */
+  comparedWithNumber: string | null;
   used: SystemShape;
   known: boolean;
   deltas: Array<{ line: number; id: string; sections: SectionDelta[]; toolsAdded: string[]; toolsRemoved: string[]; cause: { kind: DeltaCauseKind; detail: string } | null }>;
@@ -270,6 +280,7 @@ export function requestReport(a: Pick<SessionAnalysis, 'requests'>, r: RequestAn
   const q = r.request;
   const out: RequestReport = {
     index: q.index,
+    number: r.number,
     line: q.source.line,
     file: q.source.file,
     responseId: q.responseId ?? null,
@@ -298,6 +309,7 @@ export function requestReport(a: Pick<SessionAnalysis, 'requests'>, r: RequestAn
       : null,
     costUSD: r.costUSD,
     matched: r.matched,
+    matchedNumber: r.matchedNumber,
     gapMs: r.gapMs,
     ttlMs: r.ttlMs,
     promptTokens: r.promptTokens,
@@ -351,6 +363,7 @@ function addSystemShapes(a: SessionAnalysis, out: SessionReport, rules: Provider
     const saved = p.collapsed.rebilledTokens - p.midConversation.rebilledTokens;
     r.systemDeltas = {
       comparedWith: p.comparedWith,
+      comparedWithNumber: p.comparedWith !== null ? (out.requests[p.comparedWith - 1]?.number ?? null) : null,
       used: p.used,
       known: p.known,
       deltas: p.deltas.map((d) => ({ line: d.line, id: d.id, sections: d.sections, toolsAdded: d.toolsAdded, toolsRemoved: d.toolsRemoved, cause: d.cause })),

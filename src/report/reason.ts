@@ -53,7 +53,7 @@ export function breakWhere(b: NonNullable<RequestReport['break']>): string {
 
 /**
  * The reason of `r.verdict` in one sentence (ends with a period).
- * Fields used: verdict, causes, break, matched, gapMs, ttlMs, promptTokens, observedRead,
+ * Fields used: verdict, causes, break, matched, matchedNumber, gapMs, ttlMs, promptTokens, observedRead,
  * expectedRead, lostTokens, costUSD, error, kind, sameAsPrevious.
  */
 export function verdictReason(r: RequestReport): string {
@@ -62,7 +62,7 @@ export function verdictReason(r: RequestReport): string {
 }
 
 function reasonText(r: RequestReport): string {
-  const vs = r.matched !== null ? ` request #${r.matched}` : ' the entry it matched';
+  const vs = r.matched !== null ? ` request #${r.matchedNumber ?? r.matched}` : ' the entry it matched';
   const cause = r.causes[0];
   switch (r.verdict) {
     case 'cold':

@@ -156,11 +156,12 @@ export function compareRequests(base: LlmRequest, req: LlmRequest, title: string
 /**
  * The one line that names a comparison, e.g. `pi lab session: #8 ↔ #9 · verdict break
  * (history-rewritten) · first difference in block 2 (messages · messages[0].content[0].text),
- * byte 49 of the block, prefix byte 56`. `verdict`: the judge's verdict and cause kinds of request
+ * byte 49 of the block, prefix byte 56`. `base`, `index`: the two requests' numbers (core/numbering.ts:
+ * `9`, `8.1`). `verdict`: the judge's verdict and cause kinds of request
  * `index`, given only when `base` is the request the judge compared it with (the verdict is about
  * that comparison). Single-line and control-free.
  */
-export function comparisonLine(name: string, base: number, index: number, d: PrefixDifference, verdict?: { verdict: string; causes: string[] }): string {
+export function comparisonLine(name: string, base: string, index: string, d: PrefixDifference, verdict?: { verdict: string; causes: string[] }): string {
   const parts = [`${safe(name)}: #${base} ↔ #${index}`];
   if (verdict) parts.push(`verdict ${verdict.verdict}${verdict.causes.length ? ` (${verdict.causes.join(', ')})` : ''}`);
   if (d.kind === 'differs') parts.push(`first difference in block ${d.depth} (${d.segment} · ${safe(d.path)}), byte ${n(d.offsetInBlock)} of the block, prefix byte ${n(d.prefixByte)}`);

@@ -89,7 +89,8 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     const list = page.getByRole('listbox', { name: 'Requests' });
     await list.getByRole('option').first().waitFor();
     assert.equal(await list.getByRole('option').count(), 16);
-    assert.equal(await selectedName(page), 'Request 11: break, history-rewritten');
+    // Named by its number (agent request 9), kept by its send-order index (11th in this wire report).
+    assert.equal(await selectedName(page), 'Request 9: break, history-rewritten');
     assert.equal(await page.getByText('live', { exact: true }).count(), 1);
     const rec = await recorded(page);
     assert.deepEqual(rec.states.at(-1), { sessionPath, selected: { sessionIndex: 0, requestIndex: 11 }, filter: 'all' });
@@ -99,7 +100,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
   it('clicking posts selected; select moves the selection; the detail posts revealInTranscript; the toolbar posts exportHtml', async () => {
     const page = await openPanel(browser, shell);
     await post(page, { type: 'load', report, live: false });
-    await page.getByRole('option', { name: /^Request 13: break/ }).click();
+    await page.getByRole('option', { name: /^Request 10: break/ }).click();
     await post(page, { type: 'select', ref: { sessionIndex: 0, requestIndex: 5 } });
     await page.waitForFunction(() => document.querySelector('[role="option"][aria-selected="true"]')?.getAttribute('aria-label')?.startsWith('Request 5:'));
     assert.equal(await selectedName(page), 'Request 5: model-switch, model-switch');
@@ -123,10 +124,10 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     await post(page, { type: 'load', report: { version: 1, sessions: [{ ...s, requests: s.requests.slice(0, 12) }] }, live: true });
     await requestOptions(page).first().waitFor();
     assert.equal(await requestOptions(page).count(), 12);
-    assert.equal(await selectedName(page), 'Request 11: break, history-rewritten');
+    assert.equal(await selectedName(page), 'Request 9: break, history-rewritten');
     await post(page, { type: 'patch', sessionIndex: 0, patch: { header: { ...s, requests: [] }, added: s.requests.slice(12), revised: [] } });
     await page.waitForFunction(() => document.querySelectorAll('[role="listbox"][aria-label="Requests"] [role="option"]').length === 16);
-    assert.equal(await selectedName(page), 'Request 11: break, history-rewritten');
+    assert.equal(await selectedName(page), 'Request 9: break, history-rewritten');
     assert.equal(await page.getByRole('combobox', { name: 'Show' }).locator('option').first().textContent(), 'All requests (16)');
     // Requests #11… again: not the continuation of the 16 shown, so nothing changes and the app asks for the whole report.
     await post(page, { type: 'patch', sessionIndex: 0, patch: { header: { ...s, requests: [] }, added: s.requests.slice(10), revised: [] } });
@@ -150,7 +151,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     assert.equal(dropped.length, 3);
     for (const e of dropped) assert.match(e, /^console: prefix-lens: dropped a message that does not match the protocol/);
     assert.equal(await page.getByRole('listbox', { name: 'Requests' }).getByRole('option').count(), 16);
-    assert.equal(await selectedName(page), 'Request 11: break, history-rewritten');
+    assert.equal(await selectedName(page), 'Request 9: break, history-rewritten');
     await page.close();
   });
 
@@ -158,7 +159,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     const page = await openPanel(browser, shell, { sessionPath, selected: { sessionIndex: 0, requestIndex: 13 }, filter: 'breaks' });
     await post(page, { type: 'load', report, live: false });
     await requestOptions(page).first().waitFor();
-    assert.equal(await selectedName(page), 'Request 13: break, history-rewritten');
+    assert.equal(await selectedName(page), 'Request 10: break, history-rewritten');
     assert.equal(await page.getByRole('listbox', { name: 'Requests' }).getByRole('option').count(), 3);
     assert.equal(await page.getByRole('combobox', { name: 'Show' }).inputValue(), 'breaks');
     await page.close();

@@ -70,20 +70,21 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     assert.equal(await list.getByRole('option').count(), 16);
     const names = await list.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     assert.deepEqual(
-      names.map((n) => n!.match(/^Request (\d+): ([a-z-]+)/)!.slice(1).join(' ')),
-      ['1 cold', '2 hit', '3 hit', '4 hit', '5 model-switch', '6 hit', '7 hit', '8 hit', '9 cold', '10 below-minimum', '11 break', '12 cold', '13 break', '14 model-switch', '15 hit', '16 break'],
+      names.map((n) => n!.match(/^Request (\d+(?:\.\d+)?): ([a-z-]+)/)!.slice(1).join(' ')),
+      // The summary requests only the wire shows are numbered after the agent request before them (8.1, 8.2, 9.1).
+      ['1 cold', '2 hit', '3 hit', '4 hit', '5 model-switch', '6 hit', '7 hit', '8 hit', '8.1 cold', '8.2 below-minimum', '9 break', '9.1 cold', '10 break', '11 model-switch', '12 hit', '13 break'],
     );
     await page.close();
   });
 
-  it('marks the breaks where the recording has them: #11 (compaction, step 8), #13 (branch, step 9), #16 (back on gpt-5 after the branch)', async () => {
+  it('marks the breaks where the recording has them: #9 (compaction, step 8), #10 (branch, step 9), #13 (back on gpt-5 after the branch), the numbers of the reconstructed report', async () => {
     const page = await browser.page();
     await page.goto(pathToFileURL(piMain).href);
     const breaks = page.getByRole('option', { name: /^Request \d+: break/ });
     assert.deepEqual(await breaks.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label'))), [
-      'Request 11: break, history-rewritten',
+      'Request 9: break, history-rewritten',
+      'Request 10: break, history-rewritten',
       'Request 13: break, history-rewritten',
-      'Request 16: break, history-rewritten',
     ]);
     await page.close();
   });
@@ -93,10 +94,11 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.goto(pathToFileURL(piMain).href);
     const body = bodies();
     const detail = page.getByRole('region', { name: 'Request detail' });
-    for (const [n, matched, segment, block, path] of [
-      [11, 8, 'messages', '0', 'messages[0].content[0].text'],
-      [13, 8, 'messages', '2', 'messages[2].content[0].text'],
-      [16, 4, 'messages', '2', 'messages[3].content[0].text'],
+    // [request number, its body (send order), number and body of the request it was compared with, …]
+    for (const [n, sent, matched, matchedSent, segment, block, path] of [
+      ['9', 11, '8', 8, 'messages', '0', 'messages[0].content[0].text'],
+      ['10', 13, '8', 8, 'messages', '2', 'messages[2].content[0].text'],
+      ['13', 16, '4', 4, 'messages', '2', 'messages[3].content[0].text'],
     ] as const) {
       await page.getByRole('option', { name: new RegExp(`^Request ${n}: break`) }).click();
       assert.equal(await detail.getByRole('heading', { level: 2 }).textContent(), `✕ break Request ${n}`);
@@ -104,13 +106,13 @@ describe('timeline report in Chromium (recorded sessions)', function () {
       const facts = await loc.locator('dt').allTextContents();
       const values = await loc.locator('dd').allTextContents();
       const got = Object.fromEntries(facts.map((f, i) => [f, values[i]]));
-      const offset = firstDiff(body[matched - 1], body[n - 1]);
+      const offset = firstDiff(body[matchedSent - 1], body[sent - 1]);
       assert.deepEqual(got, { Segment: segment, Block: block, 'JSON path': path, 'Byte offset': `${offset.toLocaleString('en-US')} in the request body` });
       assert.match((await detail.textContent())!, new RegExp(`Compared withrequest #${matched},`));
       // The first changed character is marked on both sides.
       const marks = await detail.locator('mark').allTextContents();
       assert.equal(marks.length, 2);
-      assert.equal(marks[1], body[n - 1].subarray(offset, offset + 1).toString());
+      assert.equal(marks[1], body[sent - 1].subarray(offset, offset + 1).toString());
     }
     await page.close();
   });
@@ -120,21 +122,27 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.goto(pathToFileURL(piMain).href);
     const list = page.getByRole('listbox', { name: 'Requests' });
     // The first break is selected when the report opens.
-    assert.match(await selectedName(page), /^Request 11: break/);
+    assert.match(await selectedName(page), /^Request 9: break/);
     await list.focus();
     const steps: Array<[string, RegExp]> = [
       ['Home', /^Request 1: cold/],
       ['ArrowRight', /^Request 2: hit/],
       ['ArrowRight', /^Request 3: hit/],
       ['ArrowLeft', /^Request 2: hit/],
-      ['n', /^Request 11: break/],
+      ['n', /^Request 9: break/],
+      ['n', /^Request 10: break/],
       ['n', /^Request 13: break/],
-      ['n', /^Request 16: break/],
-      ['n', /^Request 16: break/],
-      ['p', /^Request 13: break/],
-      ['End', /^Request 16: break/],
-      ['ArrowRight', /^Request 16: break/],
-      ['ArrowLeft', /^Request 15: hit/],
+      ['n', /^Request 13: break/],
+      ['p', /^Request 10: break/],
+      ['End', /^Request 13: break/],
+      ['ArrowRight', /^Request 13: break/],
+      ['ArrowLeft', /^Request 12: hit/],
+      ['Home', /^Request 1: cold/],
+      ['End', /^Request 13: break/],
+      ['ArrowLeft', /^Request 12: hit/],
+      ['ArrowLeft', /^Request 11: model-switch/],
+      ['ArrowLeft', /^Request 10: break/],
+      ['ArrowLeft', /^Request 9\.1: cold/],
     ];
     for (const [key, want] of steps) {
       await page.keyboard.press(key);
@@ -143,18 +151,18 @@ describe('timeline report in Chromium (recorded sessions)', function () {
       // The listbox points at the selected option, and the detail follows it.
       const active = await list.getAttribute('aria-activedescendant');
       assert.equal(await page.locator(`#${active}`).getAttribute('aria-label'), name);
-      const n = name.match(/^Request (\d+)/)![1];
-      assert.match((await page.getByRole('region', { name: 'Request detail' }).getByRole('heading', { level: 2 }).textContent())!, new RegExp(`Request ${n}$`));
+      const n = name.match(/^Request (\d+(?:\.\d+)?)/)![1];
+      assert.match((await page.getByRole('region', { name: 'Request detail' }).getByRole('heading', { level: 2 }).textContent())!, new RegExp(`Request ${n.replace('.', '\\.')}( \\(summary\\))?$`));
     }
     assert.equal(await page.getByRole('status').textContent(), 'No later break.');
     await page.close();
   });
 
-  it('hovering the lanes of break #11 tells its tokens (reported), cause and gap vs TTL', async () => {
+  it('hovering the lanes of break #9 tells its tokens (reported), cause and gap vs TTL', async () => {
     const page = await browser.page();
     await page.goto(pathToFileURL(piMain).href);
     const r = report.sessions[0].requests[10];
-    const opt = (await page.getByRole('option', { name: /^Request 11: break/ }).boundingBox())!;
+    const opt = (await page.getByRole('option', { name: /^Request 9: break/ }).boundingBox())!;
     const canvas = (await page.locator('canvas').boundingBox())!;
     const at = async (y: number) => {
       await page.mouse.move(opt.x + opt.width / 2, canvas.y + y);
@@ -162,10 +170,10 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     };
     const n = (x: number) => x.toLocaleString('en-US');
     // Lanes: axis 16 px, tokens 72, chips 37, verdict 28, cause 16, gap 26.
-    assert.equal(await at(16 + 36), `#11 break: read ${n(r.usage!.cacheRead)}, written ${n(r.usage!.cacheWrite)}, uncached ${n(r.usage!.uncached)} (reported); expected read ~${n(r.expectedRead!)} (estimated)`);
-    assert.equal(await at(16 + 72 + 37 + 28 + 8), `#11 break: history-rewritten: ${r.causes[0].detail}`);
+    assert.equal(await at(16 + 36), `#9 break: read ${n(r.usage!.cacheRead)}, written ${n(r.usage!.cacheWrite)}, uncached ${n(r.usage!.uncached)} (reported); expected read ~${n(r.expectedRead!)} (estimated)`);
+    assert.equal(await at(16 + 72 + 37 + 28 + 8), `#9 break: history-rewritten: ${r.causes[0].detail}`);
     assert.ok(r.gapMs! < 60_000 && r.ttlMs === 300_000 && r.matched === 8);
-    assert.equal(await at(16 + 72 + 37 + 28 + 16 + 13), `#11 break: ${Math.round(r.gapMs! / 1000)} s after #8; its entry's TTL 5 min`);
+    assert.equal(await at(16 + 72 + 37 + 28 + 16 + 13), `#9 break: ${Math.round(r.gapMs! / 1000)} s after #8; its entry's TTL 5 min`);
     await page.close();
   });
 
@@ -192,7 +200,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.getByRole('combobox', { name: 'Show' }).selectOption('breaks');
     const list = page.getByRole('listbox', { name: 'Requests' });
     const names = await list.getByRole('option').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
-    assert.deepEqual(names.map((n) => n!.split(':')[0]), ['Request 11', 'Request 13', 'Request 16']);
+    assert.deepEqual(names.map((n) => n!.split(':')[0]), ['Request 9', 'Request 10', 'Request 13']);
     assert.equal(await page.getByRole('status').textContent(), '3 of 16 requests shown');
     await page.close();
   });

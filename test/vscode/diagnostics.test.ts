@@ -53,7 +53,7 @@ describe('Problems diagnostics on an opened transcript', () => {
     );
   });
 
-  it('Claude Code and Codex transcripts get theirs too: Claude Code #9 on line 113 (vs #8, line 73), Codex #8 on line 82 (vs #6, line 63)', async () => {
+  it('Claude Code and Codex transcripts get theirs too: Claude Code #9 on line 113 (vs #8, line 73), Codex #7 on line 82 (vs #6, line 63; the compaction request #6.1 the rollout records between them)', async () => {
     const cc = await openAndWait('.claude/projects/-tmp-prefix-lens-cc-lab-project/8aa2b6b2-f6a6-44e7-865a-838c950a6fc6.jsonl');
     const codex = await openAndWait('.codex/sessions/2026/12/01/rollout-2026-12-01T10-26-03-01a23123-dcf1-7130-9f87-2b10ef481a1c.jsonl');
     const rows = (diags: vscode.Diagnostic[]) => diags.map((d) => [d.range.start.line + 1, d.code, d.relatedInformation?.map((r) => r.location.range.start.line + 1), /^Cache break at request #(\d+): ([\w-]+)/.exec(d.message)?.slice(1)]);
@@ -61,8 +61,8 @@ describe('Problems diagnostics on an opened transcript', () => {
     assert.match(cc.diags[0].message, /19,213 tokens re-billed/);
     // The compaction is named first (the rollout records it), then the change it came with: the
     // leading developer item (system 1) is gone from the replacement history.
-    assert.deepEqual(rows(codex.diags), [[82, 'break', [63], ['8', 'history-rewritten']]]);
-    assert.match(codex.diags[0].message, /^Cache break at request #8: history-rewritten \(compaction: history replaced by a summary \(a summary request came after the compared one\); system 1 changed with it\)/);
+    assert.deepEqual(rows(codex.diags), [[82, 'break', [63], ['7', 'history-rewritten']]]);
+    assert.match(codex.diags[0].message, /^Cache break at request #7: history-rewritten \(compaction: history replaced by a summary \(a summary request came after the compared one\); system 1 changed with it\)/);
     // The compacted history after the instructions is new to the cache: nothing re-billed.
     assert.doesNotMatch(codex.diags[0].message, /re-billed/);
   });

@@ -305,7 +305,7 @@ function fromUnmatched(b: OpenCodeBody, providers: Map<string, string>): LlmRequ
   notes.push(b.kind === 'title' ? 'title request: OpenCode stores only the resulting session title' : 'no stored message for this request (e.g. a provider-level retry)');
   if (rawUsage) notes.push('usage from the capture meta');
   const received = typeof b.meta?.receivedAt === 'string' ? Date.parse(b.meta.receivedAt) : NaN;
-  return wireOnlyRequest(
+  const req = wireOnlyRequest(
     { file: b.file, api: b.api, wire: b.wire },
     {
       provider: providers.get(`${b.api}\u0000${b.wire.model}`) ?? '',
@@ -316,4 +316,6 @@ function fromUnmatched(b: OpenCodeBody, providers: Map<string, string>): LlmRequ
       notes,
     },
   );
+  req.wireOnly = true;
+  return req;
 }

@@ -347,6 +347,7 @@ function fromUnmatched(b: PiBody, providers: Map<string, string>): LlmRequest | 
       notes,
     },
   );
+  req.wireOnly = true;
   if (b.responseId) req.responseId = b.responseId;
   if (status !== undefined && status >= 400) req.error = `HTTP ${status}`;
   return req;

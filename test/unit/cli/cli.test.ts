@@ -38,7 +38,8 @@ describe('prefix-lens CLI', () => {
   it('analyze prints one row per request with hash, verdict, break and cause', async () => {
     const { code, out } = await run(['analyze']);
     assert.equal(code, 0);
-    const row = out.split('\n').find((l) => /^\s+11 /.test(l))!;
+    // The compaction request is agent request #9 (after the two summary requests #8.1 and #8.2).
+    const row = out.split('\n').find((l) => /^\s+9 /.test(l))!;
     assert.match(row, /claude-sonnet-4-5 .* break +message 0 @90 .* history-rewritten: compaction/);
     const lines = out.split('\n');
     assert.equal(lines[lines.indexOf(row) + 1].trim(), 'at messages[0].content[0].text (vs #8); read 1531, expected ~1525');

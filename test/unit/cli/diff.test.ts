@@ -41,9 +41,9 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
 
   it('exit 1 for a request the session does not have, 2 for usage errors and for a folder of several sessions', async () => {
     const missing = await run(['diff', PI_MAIN, '99']);
-    assert.deepEqual([missing.code, missing.err], [1, 'prefix-lens diff: pi lab session has 13 request(s); no request #99']);
+    assert.deepEqual([missing.code, missing.err], [1, 'prefix-lens diff: pi lab session has 13 request(s): #1–#13; no request #99']);
     const first = await run(['diff', PI_MAIN, '1']);
-    assert.deepEqual([first.code, first.err], [1, 'prefix-lens diff: pi lab session has 13 request(s); request #1 has no earlier request to compare with']);
+    assert.deepEqual([first.code, first.err], [1, 'prefix-lens diff: pi lab session has 13 request(s): #1–#13; request #1 has no earlier request to compare with']);
     for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1'], ['diff', PI_MAIN, '3', '3'], ['diff', PI_MAIN, '0x3'], ['diff', PI_MAIN, '1e1'], ['diff', PI_MAIN, ' 3'], ['diff', PI_MAIN, '3.0'], ['diff', PI_MAIN, '99999999999999999999'], ['diff', PI_MAIN, '3', '--context', '0x2']]) {
       const r = await run(args);
       assert.equal(r.code, 2, args.join(' '));
@@ -68,10 +68,35 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     assert.equal(picked.out[0], "pi lab session: #2 ↔ #3 · verdict hit · #3's prefix extends #2's");
   });
 
-  it('wire bodies (--requests): #11 against #8 breaks at the compaction summary, block 6 byte 49 (prefix byte 6,146)', async () => {
-    const r = await run(['diff', PI_MAIN, '11', '--requests', 'test/fixtures/pi/main/requests']);
+  it('wire bodies (--requests): #9 against #8 breaks at the compaction summary, block 6 byte 49 (prefix byte 6,146): the numbers of the transcript, the summary requests between them aside', async () => {
+    const r = await run(['diff', PI_MAIN, '9', '--requests', 'test/fixtures/pi/main/requests']);
     assert.equal(r.code, 0, r.err);
-    assert.equal(r.out[0], 'pi lab session: #8 ↔ #11 · verdict break (history-rewritten) · first difference in block 6 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 6,146');
+    assert.equal(r.out[0], 'pi lab session: #8 ↔ #9 · verdict break (history-rewritten) · first difference in block 6 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 6,146');
+    assert.deepEqual(r.out.slice(1, 3), ['--- request #8', '+++ request #9']);
+  });
+
+  it('side requests by their number (8.1 = the first summary request after #8): beside the one sent before, or a named one; only with the bodies', async () => {
+    const wire = ['--requests', 'test/fixtures/pi/main/requests'];
+    // The turn-prefix summary (body 010) beside the history summary (body 009) of the same compaction.
+    const turn = await run(['diff', PI_MAIN, '8.2', ...wire]);
+    assert.equal(turn.code, 0, turn.err);
+    assert.deepEqual(turn.out.slice(0, 3), [
+      'pi lab session: #8.1 ↔ #8.2 · first difference in block 2 (messages · messages[0].content[0].text), byte 73 of the block, prefix byte 417',
+      '--- request #8.1',
+      '+++ request #8.2',
+    ]);
+    // The branch summary (body 012) beside the history summary, named as M (`#` and leading zeros allowed).
+    const branch = await run(['diff', PI_MAIN, '#9.1', '08.1', ...wire]);
+    assert.equal(branch.out[0], 'pi lab session: #8.1 ↔ #9.1 · first difference in block 2 (messages · messages[0].content[0].text), byte 73 of the block, prefix byte 417');
+    const beyond = await run(['diff', PI_MAIN, '16', ...wire]);
+    assert.deepEqual([beyond.code, beyond.err], [1, 'prefix-lens diff: pi lab session has 16 request(s): #1–#13, side requests #8.1, #8.2, #9.1; no request #16']);
+    const noBodies = await run(['diff', PI_MAIN, '8.1']);
+    assert.deepEqual([noBodies.code, noBodies.err], [1, 'prefix-lens diff: pi lab session has 13 request(s): #1–#13; no request #8.1 (requests the transcript does not record, such as summary and title requests, need --requests DIR or --captures DIR)']);
+    for (const bad of ['8.0', '8.', '.1', '8.1.1', '8,1', '8.1e0']) {
+      const r = await run(['diff', PI_MAIN, bad, ...wire]);
+      assert.equal(r.code, 2, bad);
+      assert.match(r.err, /is not a request number/);
+    }
   });
 
   it('a Claude Code session with a sub-agent: the path names the session itself; --session picks the sub-agent; the verdict beside a first difference after the entry', async () => {
@@ -82,7 +107,7 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     const hit = await run(['diff', cc, '8', '6']);
     assert.equal(hit.out[0], '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6: #6 ↔ #8 · verdict hit (representation-only) · first difference in block 39 (messages · messages[10].content), byte 25 of the block, prefix byte 90,589');
     const sub = await run(['diff', cc, '2', '--session', 'aa44']);
-    assert.deepEqual([sub.code, sub.err], [1, 'prefix-lens diff: general-purpose: Scripted sub-task has 1 request(s); no request #2']);
+    assert.deepEqual([sub.code, sub.err], [1, 'prefix-lens diff: general-purpose: Scripted sub-task has 1 request(s): #1; no request #2']);
     const none = await run(['diff', cc, '2', '--session', 'zz']);
     assert.equal(none.code, 2);
     assert.match(none.err, /has an id starting with "zz" \(8aa2b6b2-f6a6-44e7-865a-838c950a6fc6, aa4455826cc83258f\)$/);

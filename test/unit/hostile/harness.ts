@@ -107,6 +107,7 @@ const UsageShape = z.object({ uncached: count, cacheRead: count, cacheWrite: cou
 const DiagnosticShape = z.object({ file: z.string().min(1), line: z.number().int().nonnegative(), message: z.string().min(1), severity: z.enum(['error', 'warning', 'info']) });
 const RequestShape = z.looseObject({
   index: z.number().int().positive(),
+  number: z.string().regex(/^(?:[1-9]\d*|\d+\.[1-9]\d*)$/),
   line: z.number().int().nonnegative(),
   file: z.string(),
   responseId: z.string().nullable(),
@@ -123,6 +124,7 @@ const RequestShape = z.looseObject({
   break: z.looseObject({ segment: z.string(), blockIndex: count, path: z.string(), byteOffset: count, before: z.string(), after: z.string() }).nullable(),
   costUSD: finite.nullable(),
   matched: z.number().int().positive().nullable(),
+  matchedNumber: z.string().nullable(),
   lostTokens: finite,
   sameAsPrevious: z.boolean(),
   error: z.string().nullable(),

@@ -11,7 +11,7 @@ describe('a request rendered as text for a diff (report/requestText.ts)', () => 
     const q = (i: number) => s.requests.find((r) => r.index === i)!;
     const c = compareRequests(q(2), q(3), 'drift');
     assert.deepEqual(c.difference, { kind: 'differs', depth: 3, segment: 'system', path: 'messages[0].content', offsetInBlock: 277, prefixByte: 573 });
-    assert.equal(comparisonLine('drift', 2, 3, c.difference, { verdict: 'break', causes: ['system-changed', 'persona-drift'] }), 'drift: #2 ↔ #3 · verdict break (system-changed, persona-drift) · first difference in block 3 (system · messages[0].content), byte 277 of the block, prefix byte 573');
+    assert.equal(comparisonLine('drift', '2', '3', c.difference, { verdict: 'break', causes: ['system-changed', 'persona-drift'] }), 'drift: #2 ↔ #3 · verdict break (system-changed, persona-drift) · first difference in block 3 (system · messages[0].content), byte 277 of the block, prefix byte 573');
     const lines = c.request.text.split('\n');
     // The same first line on both sides (no change in the diff); the second names the request's prefix.
     assert.deepEqual(lines.slice(0, 2), ['drift', 'deepseek-official/deepseek-v4-flash · openai-completions · reconstructed · 8 blocks, 1,048 bytes']);
@@ -46,12 +46,12 @@ describe('a request rendered as text for a diff (report/requestText.ts)', () => 
     const [r1, r2] = s.requests;
     const c = compareRequests(r1, r2, 'a');
     assert.deepEqual([c.difference, c.base.changeAt, c.request.changeAt], [{ kind: 'extends' }, null, null]);
-    assert.equal(comparisonLine('a', 1, 2, c.difference), "a: #1 ↔ #2 · #2's prefix extends #1's");
+    assert.equal(comparisonLine('a', '1', '2', c.difference), "a: #1 ↔ #2 · #2's prefix extends #1's");
     assert.deepEqual(prefixDifference(r2, r1), { kind: 'start-of' });
     assert.deepEqual(prefixDifference(r2, r2), { kind: 'same' });
     const none = { ...r2, tail: null };
     assert.deepEqual([prefixDifference(none, r2), prefixDifference(r1, none), prefixDifference(none, none)], [{ kind: 'unknown', missing: 'base' }, { kind: 'unknown', missing: 'request' }, { kind: 'unknown', missing: 'both' }]);
-    assert.equal(comparisonLine('a', 1, 2, prefixDifference(r1, none)), 'a: #1 ↔ #2 · no prefix known for #2');
+    assert.equal(comparisonLine('a', '1', '2', prefixDifference(r1, none)), 'a: #1 ↔ #2 · no prefix known for #2');
     assert.equal(requestDocument(none, 'a').text, 'a\ndeepseek-official/deepseek-v4-flash · openai-completions · reconstructed · no prefix known\n');
   });
 
@@ -64,7 +64,7 @@ describe('a request rendered as text for a diff (report/requestText.ts)', () => 
     const c = compareRequests(q(2), evil, 'evil\n+++ spoofed');
     assert.deepEqual([c.request.blockLines, c.request.changeAt], [plain.request.blockLines, plain.request.changeAt]);
     assert.deepEqual(c.request.text.split(/\r\n|\r|\n/).slice(0, 2), ['evil⏎+++ spoofed', 'deepseek-official/v4⏎+++ spoofed··[31m · openai-completions · reconstructed · 8 blocks, 1,048 bytes']);
-    assert.equal(comparisonLine('evil\n+++ x', 2, 3, c.difference).split('\n').length, 1);
+    assert.equal(comparisonLine('evil\n+++ x', '2', '3', c.difference).split('\n').length, 1);
   });
 
   it('splits after \\n escapes only (not after an escaped backslash before n), and locates a byte in the split text', () => {
