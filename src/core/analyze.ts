@@ -390,13 +390,23 @@ export class SessionJudge {
     let best = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_LIVE);
     const longest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_CACHEABLE);
     if (longest && longest !== best && (!best || (depthOf(longest) > depthOf(best) && diverge(longest.tail, tail, lin.family.renderOrder) === null))) best = longest;
-    // A request itself below the minimum is still compared with the nearest request, to show what changed.
-    if (!best && (a.promptTokens ?? 0) < lin.minimum) best = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
+    // A request itself below the minimum is still compared with the nearest request, to show what
+    // changed; but not a side request with another side request (summary, title): each is a
+    // one-shot prompt of its own (two compactions' summaries, Pi's history and turn-prefix summary
+    // of one compaction), so what differs between them is no change of a history.
+    let tooShort = false;
+    if (!best && (a.promptTokens ?? 0) < lin.minimum) {
+      const nearest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
+      if (nearest && !(req.kind !== 'agent' && nearest.req.kind !== 'agent')) best = nearest;
+      else tooShort = nearest !== null;
+    }
     const reads: string[] = [];
     a.expectedRead = expectedRead(lin, tail, marks, depths, now, tokensAt, true, reads);
 
     if (req.error) {
       a.verdict = 'unknown';
+    } else if (tooShort) {
+      a.verdict = 'below-minimum';
     } else if (!best) {
       if (req.kind === 'agent' && lastAgent && (lastAgent.model !== req.model || lastAgent.provider !== req.provider)) {
         a.verdict = 'model-switch';

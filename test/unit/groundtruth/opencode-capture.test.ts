@@ -60,9 +60,14 @@ describe('OpenCode through the capture proxy (committed recording)', () => {
     // The same breaks and byte offsets as the provider's copy of the committed recording (test/unit/opencode/groundtruth.test.ts).
     assert.deepEqual(breaks(ids.sessions.compaction), [
       [7, 'agent', 'messages', 'messages[1].content', 10747, 'history-rewritten'],
-      [9, 'summary', 'messages', 'messages[1].content', 834, 'history-rewritten'],
+      // The manual compaction's summary request (#9, below the minimum) is not compared with the
+      // auto compaction's (#6): each is a prompt of its own (it was "history-rewritten" at byte 834).
       [10, 'agent', 'messages', 'messages[3].content', 10989, 'history-rewritten'],
     ]);
+    assert.deepEqual(
+      session(ids.sessions.compaction).requests.filter((r) => r.kind !== 'agent').map((r) => [r.index, r.number, r.kind, r.verdict, r.matchedNumber]),
+      [[1, '0.1', 'title', 'cold', null], [6, '4.1', 'summary', 'cold', null], [9, '6.1', 'summary', 'below-minimum', null]],
+    );
     assert.deepEqual(breaks(ids.sessions.phuxV1), [[8, 'agent', 'messages', 'messages[1].content', 10770, 'history-rewritten']]);
     assert.deepEqual(breaks(ids.sessions.phuxV2), [[5, 'agent', 'system', 'messages[1].content', 10808, 'system-changed+phux-context-in-head']]);
   });

@@ -50,6 +50,15 @@ describe('request numbers across evidence modes', () => {
     assert.match(wire.requests[10].reason, /^The prefix differs from request #8's at message 0/);
   });
 
+  it('Pi main: the turn-prefix summary #8.2 is too short to cache and is not judged against the history summary #8.1 (a prompt of its own, no history-rewritten)', async () => {
+    const [wire] = (await report(PI_MAIN, 'test/fixtures/pi/main/requests')).sessions;
+    const [history, turn, branch] = wire.requests.filter((r) => r.kind === 'summary');
+    assert.deepEqual([history.verdict, history.matchedNumber], ['cold', null]);
+    assert.deepEqual([turn.verdict, turn.matched, turn.matchedNumber, turn.causes, turn.break, turn.promptTokens], ['below-minimum', null, null, [], null, 425]);
+    assert.equal(turn.reason, 'The prompt (425 tokens) is shorter than the minimum cacheable length of claude-sonnet-4-5, so the provider neither reads nor writes a cache entry for it.');
+    assert.deepEqual([branch.verdict, branch.matchedNumber, branch.usage?.cacheWrite], ['cold', null, 1771]);
+  });
+
   it('Pi main text report: the # column shows the numbers, the break lines "vs #8", the legend explains N.k', async () => {
     const { out } = await run(['analyze', PI_MAIN, '--no-cache', '--requests', 'test/fixtures/pi/main/requests']);
     const rows = out.split('\n').filter((l) => /^ {0,3}\d+(\.\d+)? \d\d:\d\d:\d\d /.test(l));
@@ -79,7 +88,7 @@ describe('request numbers across evidence modes', () => {
     assert.deepEqual([wire.requests[8].kind, wire.requests[8].verdict, wire.requests[8].matchedNumber], ['summary', 'hit', '8']);
   });
 
-  it('OpenCode compaction session: title #0.1 on the wire only, summaries #4.1 and #6.1 and breaks #5, #7 in both modes', async () => {
+  it('OpenCode compaction session: title #0.1 on the wire only, summaries #4.1 and #6.1 and breaks #5, #7 in both modes; the manual compaction\'s summary is not judged against the auto one\'s', async () => {
     const recon = (await report(OPENCODE)).sessions.find((s) => s.id === OPENCODE_COMPACTION)!;
     const wire = (await report(OPENCODE, 'test/fixtures/opencode/requests')).sessions.find((s) => s.id === OPENCODE_COMPACTION)!;
     assert.deepEqual(numbers(recon), ['1', '2', '3', '4', '4.1', '5', '6', '6.1', '7']);
@@ -87,6 +96,8 @@ describe('request numbers across evidence modes', () => {
     assert.equal(wire.requests[0].kind, 'title');
     for (const s of [recon, wire]) {
       assert.deepEqual(breaks(s), [['5', '4'], ['7', '6']]);
+      const manual = s.requests.find((r) => r.number === '6.1')!;
+      assert.deepEqual([manual.kind, manual.verdict, manual.matchedNumber, manual.causes.length], ['summary', 'below-minimum', null, 0]);
     }
   });
 
