@@ -68,6 +68,18 @@ describe('request numbers across evidence modes', () => {
     assert.ok(out.includes('#: agent requests 1, 2, 3… in send order; 8.1, 8.2… = requests the host made besides the agent loop after #8'));
   });
 
+  it('check names the same requests in both modes (Pi main #9, #10, #13 on lines 33, 38, 45)', async () => {
+    for (const extra of [[], ['--requests', 'test/fixtures/pi/main/requests']]) {
+      const r = await run(['check', PI_MAIN, '--no-cache', ...extra]);
+      assert.equal(r.code, 1);
+      assert.deepEqual(
+        [...r.out.matchAll(/\.jsonl:(\d+): pi session \S+ request #(\S+) breaks the cache/g)].map((m) => `${m[1]} #${m[2]}`),
+        ['33 #9', '38 #10', '45 #13'],
+        extra.join(' '),
+      );
+    }
+  });
+
   it('Codex: the failed attempt the rollout does not record is #3.1 on the wire, so the compaction request stays #7 (vs #6) and its summary #6.1 in both modes', async () => {
     const [recon] = (await report(CODEX)).sessions;
     const [wire] = (await report(CODEX, 'test/fixtures/codex/requests')).sessions;
