@@ -30,9 +30,9 @@ describe('check: what fails the gate', () => {
     assert.deepEqual(await check(PI_MAIN, '--requests', 'test/fixtures/pi/main/requests'), {
       code: 0,
       out: [
-        main(11, 33, '; passes: under --min-tokens 1'),
-        main(13, 38, '; passes: under --min-tokens 1'),
-        main(16, 45, '; passes: under --min-tokens 1'),
+        main(9, 33, '; passes: under --min-tokens 1'),
+        main(10, 38, '; passes: under --min-tokens 1'),
+        main(13, 45, '; passes: under --min-tokens 1'),
         'no cache breaks past the gate (re-billed ≥ 1 token) in 1 session(s); 3 break(s) pass it',
       ],
       err: '',
@@ -42,7 +42,7 @@ describe('check: what fails the gate', () => {
   it('--min-tokens 0: every break fails, as check did before (exit 1)', async () => {
     assert.deepEqual(await check(PI_MAIN, '--requests', 'test/fixtures/pi/main/requests', '--min-tokens', '0'), {
       code: 1,
-      out: [main(11, 33, ''), main(13, 38, ''), main(16, 45, ''), '3 request(s) break the cache'],
+      out: [main(9, 33, ''), main(10, 38, ''), main(13, 45, ''), '3 request(s) break the cache'],
       err: '',
     });
   });
@@ -63,17 +63,17 @@ describe('check: what fails the gate', () => {
     assert.deepEqual((await check(PI_LONG, '--ignore', 'system-changed')).out, [`${LONG_4}; passes: system-changed ignored`, 'no cache breaks past the gate (re-billed ≥ 1 token, system-changed ignored) in 1 session(s); 1 break(s) pass it']);
   });
 
-  it('opencode (wire): a break passes --ignore only when every cause is ignored (#5: system-changed and phux-context-in-head)', async () => {
-    const oc5 = `${OC}/opencode.db (message:msg_230eef90d001zfcaGAcuhlO0bR): opencode session ses_dcf113f82ffe0AQvhG5Km2IW6u request #5 breaks the cache (system-changed, phux-context-in-head): ~439 tokens re-billed, $0.00010`;
-    const oc10 = `${OC}/opencode.db (message:msg_230ef277f001UmKX4h3S2f9iNf): opencode session ses_dcf12063affe59b8qPYo2NJTOV request #10 breaks the cache (history-rewritten): ~128 tokens re-billed, $0.00003`;
+  it('opencode (wire): a break passes --ignore only when every cause is ignored (#4: system-changed and phux-context-in-head)', async () => {
+    const oc4 = `${OC}/opencode.db (message:msg_230eef90d001zfcaGAcuhlO0bR): opencode session ses_dcf113f82ffe0AQvhG5Km2IW6u request #4 breaks the cache (system-changed, phux-context-in-head): ~439 tokens re-billed, $0.00010`;
+    const oc7 = `${OC}/opencode.db (message:msg_230ef277f001UmKX4h3S2f9iNf): opencode session ses_dcf12063affe59b8qPYo2NJTOV request #7 breaks the cache (history-rewritten): ~128 tokens re-billed, $0.00003`;
     const one = await check(OC, '--requests', 'test/fixtures/opencode/requests', '--ignore', 'system-changed');
     assert.equal(one.code, 1);
-    assert.deepEqual(one.out.filter((l) => !l.includes('~0 tokens')), [oc10, oc5, '2 request(s) break the cache; 2 more break(s) pass the gate (re-billed ≥ 1 token, system-changed ignored)']);
+    assert.deepEqual(one.out.filter((l) => !l.includes('~0 tokens')), [oc7, oc4, '2 request(s) break the cache; 2 more break(s) pass the gate (re-billed ≥ 1 token, system-changed ignored)']);
     const both = await check(OC, '--requests', 'test/fixtures/opencode/requests', '--ignore', 'system-changed,phux-context-in-head', '--ignore', 'history-rewritten');
     assert.equal(both.code, 0);
     assert.deepEqual(both.out.filter((l) => !l.includes('~0 tokens')), [
-      `${oc10}; passes: history-rewritten ignored`,
-      `${oc5}; passes: system-changed, phux-context-in-head ignored`,
+      `${oc7}; passes: history-rewritten ignored`,
+      `${oc4}; passes: system-changed, phux-context-in-head ignored`,
       'no cache breaks past the gate (re-billed ≥ 1 token, system-changed, phux-context-in-head, history-rewritten ignored) in 6 session(s); 4 break(s) pass it',
     ]);
   });

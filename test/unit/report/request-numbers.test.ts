@@ -70,7 +70,8 @@ describe('request numbers across evidence modes', () => {
 
   it('check names the same requests in both modes (Pi main #9, #10, #13 on lines 33, 38, 45)', async () => {
     for (const extra of [[], ['--requests', 'test/fixtures/pi/main/requests']]) {
-      const r = await run(['check', PI_MAIN, '--no-cache', ...extra]);
+      // --min-tokens 0: every break fails the gate (these re-billed nothing).
+      const r = await run(['check', PI_MAIN, '--no-cache', '--min-tokens', '0', ...extra]);
       assert.equal(r.code, 1);
       assert.deepEqual(
         [...r.out.matchAll(/\.jsonl:(\d+): pi session \S+ request #(\S+) breaks the cache/g)].map((m) => `${m[1]} #${m[2]}`),
