@@ -228,8 +228,8 @@ function renderPersona(p: PersonaReport, numberOf: (index: number) => string, ou
 
 /** What the columns and marks mean; printed once under the report. */
 export const LEGEND = [
-  '#: agent requests 1, 2, 3… in send order; 8.1, 8.2… = requests the host made besides the agent loop after #8',
-  '  ((summary)/(title) after the model), so a request has the same number with or without --requests (diff takes both).',
+  '#: agent requests 1, 2, 3… in send order; 8.1, 8.2… = the other requests sent after #8: the host\'s side requests',
+  '  ((summary)/(title) after the model) and attempts the transcript does not record. The same with or without --requests.',
   'read/write/uncached: prompt tokens the provider reported (cache read, cache write, neither); - = no usage recorded.',
   'verdict: cold = first request of its lineage here (it may still read an entry another session wrote); hit; break;',
   '  ttl-expired; below-minimum (too short to cache); model-switch; unexplained-miss (prefix unchanged, read collapsed);',
