@@ -21,6 +21,7 @@ import { SessionsView } from './sessionsView.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { SummaryCache } from './summaryCache.js';
 import type { SessionReport } from '../report/json.js';
+import { numberAt } from '../report/numbers.js';
 import type { TimelinePanels } from './timelinePanel.js';
 
 /** Every command the extension contributes (package.json `contributes.commands`). */
@@ -298,10 +299,10 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       const req = report.requests.find((r) => r.index === index);
       const base = target.base ?? req?.matched ?? (index > 1 ? index - 1 : undefined);
       if (!req || base === undefined) {
-        void vscode.window.showInformationMessage(`Prefix Lens: request #${index} has no earlier request to compare with.`);
+        void vscode.window.showInformationMessage(`Prefix Lens: request #${req?.number ?? index} has no earlier request to compare with.`);
         return undefined;
       }
-      return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Prefix Lens: rendering requests #${base} and #${index}`, cancellable: true }, (_p, token) =>
+      return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Prefix Lens: rendering requests #${numberAt(report.requests, base)} and #${req.number}`, cancellable: true }, (_p, token) =>
         requestDiff.open(t.ref, report, base, index, token).catch((e) => (e instanceof CancelledError ? undefined : Promise.reject(e))),
       );
     },

@@ -68,7 +68,7 @@ export class RequestDiff implements vscode.TextDocumentContentProvider, vscode.D
       p = (async () => {
         const ref = await this.find(q.key, q.path);
         if (!ref) throw new Error(`${q.path} is not a session any more`);
-        const r = await this.worker.run({ op: 'compare', ref, sessionId: q.sessionId, base: q.base, index: q.index, hashes: q.hashes, env: { ...process.env } }, { urgent: true, token });
+        const r = await this.worker.run({ op: 'compare', ref, sessionId: q.sessionId, base: q.base, index: q.index, ...(q.numbers ? { numbers: q.numbers } : {}), hashes: q.hashes, env: { ...process.env } }, { urgent: true, token });
         return r.comparison;
       })();
       this.rendered.set(id, p);

@@ -120,8 +120,10 @@ async function compare(msg: Extract<WorkerRequest, { op: 'compare' }>): Promise<
   }
   const { s, base, req, fits } = got;
   if (!s) throw new Error(`session ${msg.sessionId} is not in ${msg.ref.path}`);
-  if (!base || !req) throw new Error(`request #${!base ? msg.base : msg.index} is not in session ${msg.sessionId}`);
-  if (!fits) throw new Error(`requests #${msg.base} and #${msg.index} of ${msg.sessionId} changed since the report was made (the file was rewritten, or a captured body was joined): open the Timeline again`);
+  // Named by their numbers (core/numbering.ts) where the report gave them; the indices are positions.
+  const [baseName, indexName] = [msg.numbers?.base ?? String(msg.base), msg.numbers?.index ?? String(msg.index)];
+  if (!base || !req) throw new Error(`request #${!base ? baseName : indexName} is not in session ${msg.sessionId}`);
+  if (!fits) throw new Error(`requests #${baseName} and #${indexName} of ${msg.sessionId} changed since the report was made (the file was rewritten, or a captured body was joined): open the Timeline again`);
   const c = compareRequests(base, req, s.title ?? s.id, familyFor(req.model, req.api).renderOrder);
   return { base: { text: c.base.text, changeAt: c.base.changeAt }, request: { text: c.request.text, changeAt: c.request.changeAt }, difference: c.difference };
 }

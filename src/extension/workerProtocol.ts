@@ -33,7 +33,7 @@ export type WorkerRequest =
    * prefix hashes in the report the user looks at; a session whose requests no longer have them
    * (it was rewritten, or a body was joined since) is refused rather than rendered.
    */
-  | { id: number; op: 'compare'; ref: SessionRef; sessionId: string; base: number; index: number; hashes: { base: string | null; index: string | null }; env: NodeJS.ProcessEnv; requestsDir?: string }
+  | { id: number; op: 'compare'; ref: SessionRef; sessionId: string; base: number; index: number; numbers?: { base: string; index: string }; hashes: { base: string | null; index: string | null }; env: NodeJS.ProcessEnv; requestsDir?: string }
   /** Forgets what the worker keeps for a panel (it closed, or starts over). */
   | { id: number; op: 'live-close'; panel: string };
 
