@@ -15,7 +15,7 @@ async function summaryOf(dir: string) {
 describe('status bar text of the session being written now (format.ts statusText)', () => {
   it('names the main Pi recording with its hit rate and breaks, the warning icon because its latest request (#13) broke the cache', async () => {
     const s = await summaryOf(PI_MAIN);
-    assert.deepEqual(s.last, { index: 13, verdict: 'break', lostTokens: 0 });
+    assert.deepEqual(s.last, { index: 13, number: '13', verdict: 'break', lostTokens: 0 });
     assert.equal(statusText(s.title ?? '', s), '$(warning) pi lab session · 64% hit · 3 breaks');
   });
 
