@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
 import { analyzeSession } from '../core/analyze.js';
-import { parseRequestNumber, requestNumbers } from '../core/numbering.js';
+import { parseRequestNumber } from '../core/numbering.js';
 import { familyFor } from '../core/rules.js';
 import type { Session } from '../core/model.js';
 import { sessionsAt } from './pipeline.js';
@@ -99,11 +99,12 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     for (const d of errors) err(`prefix-lens diff: ${safe(d.file)}${d.line > 0 ? `:${d.line}` : ''}: ${safe(d.message)}`);
     return 2;
   }
-  const numbers = requestNumbers(s.requests);
+  // The judge numbers the requests (core/numbering.ts) and gives N's verdict and the request it compared N with (the default M).
+  const analysis = analyzeSession(s).requests;
+  const numbers = analysis.map((a) => a.number);
   const at = numbers.indexOf(number!);
   const req = at >= 0 ? s.requests[at] : undefined;
-  // The judge's verdict on N and the request it compared N with (the default M).
-  const judged = req ? analyzeSession(s).requests[at] : undefined;
+  const judged = req ? analysis[at] : undefined;
   const other = base !== undefined ? numbers.indexOf(base as string) : judged?.matched != null ? judged.matched - 1 : at - 1;
   const prev = other >= 0 ? s.requests[other] : undefined;
   if (!req || !prev) {

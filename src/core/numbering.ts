@@ -16,7 +16,7 @@ import type { LlmRequest } from './model.js';
 export type Numbered = Pick<LlmRequest, 'kind' | 'wireOnly'>;
 
 /** Whether `r` is numbered as an agent-loop request (a whole number) rather than `N.k`. */
-export function isAgentStep(r: Numbered): boolean {
+function isAgentStep(r: Numbered): boolean {
   return r.kind === 'agent' && !r.wireOnly;
 }
 
@@ -44,12 +44,6 @@ export class RequestNumbering {
   state(): { agents: number; sides: number } {
     return { agents: this.agents, sides: this.sides };
   }
-}
-
-/** The numbers of a session's requests, in their (send) order: `requestNumbers(kinds)[i]` is request i+1's. */
-export function requestNumbers(requests: ReadonlyArray<Numbered>): string[] {
-  const n = new RequestNumbering();
-  return requests.map((r) => n.next(r));
 }
 
 /**

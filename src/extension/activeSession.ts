@@ -98,7 +98,7 @@ export class ActiveSessionStatus implements vscode.Disposable {
       }
       md.appendMarkdown(`${rebilledMarkdown(s)}\n\n`);
     }
-    md.appendMarkdown(at === undefined ? 'Click to open its Timeline.' : `Click to open its Timeline at request #${at}.`);
+    md.appendMarkdown(at === undefined ? 'Click to open its Timeline.' : `Click to open its Timeline at request #${s?.last?.number ?? at}.`);
     this.item.tooltip = md;
     this.item.show();
   }

@@ -12,6 +12,7 @@ import type { DeltaCauseKind, SectionDelta, SystemShape } from '../core/model.js
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import { hostMissReport, hostMissSummary, type HostMissReport, type HostMissSummary } from './hostmiss.js';
+import { numberAt } from './numbers.js';
 import { verdictReason } from './reason.js';
 
 /** One request in the report. Tokens are tokens, money USD, `time` ISO 8601. */
@@ -363,7 +364,7 @@ function addSystemShapes(a: SessionAnalysis, out: SessionReport, rules: Provider
     const saved = p.collapsed.rebilledTokens - p.midConversation.rebilledTokens;
     r.systemDeltas = {
       comparedWith: p.comparedWith,
-      comparedWithNumber: p.comparedWith !== null ? (out.requests[p.comparedWith - 1]?.number ?? null) : null,
+      comparedWithNumber: p.comparedWith !== null ? numberAt(out.requests, p.comparedWith) : null,
       used: p.used,
       known: p.known,
       deltas: p.deltas.map((d) => ({ line: d.line, id: d.id, sections: d.sections, toolsAdded: d.toolsAdded, toolsRemoved: d.toolsRemoved, cause: d.cause })),

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { main } from '../../../src/cli/main.js';
-import { parseRequestNumber, requestNumbers } from '../../../src/core/numbering.js';
+import { parseRequestNumber, RequestNumbering } from '../../../src/core/numbering.js';
 import type { Report, SessionReport } from '../../../src/report/json.js';
 
 const PI_MAIN = 'test/fixtures/pi/main/agent/sessions/--home-user-pi-lab-main-project--/2026-12-01T09-25-42-095Z_01a230ec-9a4e-7417-8af1-68d34234bdc8.jsonl';
@@ -128,7 +128,8 @@ describe('request numbers across evidence modes', () => {
 describe('request numbers (core/numbering.ts)', () => {
   it('agent requests count 1, 2, …; the others N.k after agent request N (0.k before the first)', () => {
     const a = { kind: 'agent' as const };
-    assert.deepEqual(requestNumbers([{ kind: 'title' }, a, a, { kind: 'summary' }, { kind: 'agent', wireOnly: true }, a, { kind: 'summary' }]), ['0.1', '1', '2', '2.1', '2.2', '3', '3.1']);
+    const numbering = new RequestNumbering();
+    assert.deepEqual(([{ kind: 'title' }, a, a, { kind: 'summary' }, { kind: 'agent', wireOnly: true }, a, { kind: 'summary' }] as const).map((r) => numbering.next(r)), ['0.1', '1', '2', '2.1', '2.2', '3', '3.1']);
   });
 
   it('parses what a user types: 9, 8.1, #8.1, leading zeros; not 0, 8.0, signs, spaces, exponents or numbers past 2^53', () => {
