@@ -28,7 +28,22 @@ import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreada
 import { jsonText, terminalText } from '../sanitize.js';
 import { LEGEND, renderSession, safe, usd } from './text.js';
 import { gateText, parseGate, passReason, type Gate } from './gate.js';
+import { CAUSE_KINDS } from '../core/classify.js';
 import { treeStamp, warmPaths, writeManifest } from './warm.js';
+
+/** The cause names (core/classify.ts CAUSE_KINDS) for the usage text, in lines of at most 98 characters, indented by 2. */
+function causeLines(): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const c of CAUSE_KINDS) {
+    const next = line ? `${line}, ${c}` : `  ${c}`;
+    if (next.length > 98 && line) {
+      lines.push(`${line},`);
+      line = `  ${c}`;
+    } else line = next;
+  }
+  return [...lines, line].join('\n');
+}
 
 /** `prefix-lens --help`: every command with every option it takes, what they do, the exit codes. */
 export const USAGE = `usage:
@@ -50,9 +65,8 @@ check, the CI gate: lists every break of an agent request with what it re-billed
 it re-billed at least --min-tokens N tokens (default 1: a compaction or branch that re-billed
 nothing passes; 0 = every break fails), cost at least --min-usd X dollars when given (unknown
 prices are not let through), and has a cause besides those named by --ignore CAUSE (or a
-comma-separated list): system-changed, tools-changed, history-rewritten, representation-only,
-volatile-value, params-changed, model-switch, phux-context-in-head, persona-drift,
-parallel-request, lookback-exceeded, breakpoint-moved.
+comma-separated list):
+${causeLines()}.
 diff: request N beside M (default: the one it was compared with) as a unified diff of the prefixes.
 
 path: a Pi, Claude Code, Codex or PI-Desktop session (.jsonl), an OpenCode data dir or opencode.db,
