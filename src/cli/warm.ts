@@ -11,11 +11,14 @@
  * their cache identity is computed from), each with its output entry's file, its identity at the
  * end of the run and the bytes that identity's head/tail SHA-256 are of (identity.ts
  * identityWithSample). The warm entry answers only when the manifest is of the same build, every
- * stamp is unchanged, every ref is a Pi session (its reader reads only its own file) and every
- * ref's output entry is valid for the file as it is now: the file has the size and mtime of the
- * manifest's identity and its first and last 64 KiB are the manifest's bytes, byte for byte (so
- * its head/tail SHA-256 are the manifest's: the full run's check, without hashing), the capture
- * folders' stamp is taken again, and that identity is the one in the output entry's trailer.
+ * stamp is unchanged, every ref is of a host in WARM_HOSTS and every ref's output entry is valid
+ * for the session as it is now, the same check the full run makes: for a Pi or Codex session
+ * (identified by its file) the file has the size and mtime of the manifest's identity and its
+ * first and last 64 KiB are the manifest's bytes, byte for byte (so its head/tail SHA-256 are the
+ * manifest's, without hashing); for a Claude Code session (identified by its stamp: the
+ * transcript's and its sub-agent files' sizes and mtimes) the stamp is taken again
+ * (claude-code/locate.ts claudeStamp, as discovery takes it); the capture folders' stamp is taken
+ * again; and that identity is the one in the output entry's trailer.
  * Anything else (another option, a `host:` argument, no path, a symbolic link below a path, more
  * than MAX_ENTRIES entries, a corrupt, cut or foreign manifest) is a miss: the full CLI runs and
  * writes the manifest again.
@@ -34,22 +37,47 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { cachedOutputAt, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, outputFile, SESSION_END, type CachedOutput } from '../cache/output.js';
-import { CACHE_VERSION, CHECK_BYTES, code, identityBySample, identityWithSample, type RefIdentityFields } from '../cache/identity.js';
+import { CACHE_VERSION, CHECK_BYTES, code, identityBySample, identityWithRules, identityWithSample, type RefIdentityFields } from '../cache/identity.js';
 import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from '../hosts/files.js';
+import { claudeStamp } from '../hosts/claude-code/locate.js';
 import { LEN_FIELD, trailerAt, trailerBytes, writeAllSync } from '../cache/trailer.js';
 
 const FORMAT = 'prefix-lens-run-manifest';
-/** Version of the manifest layout (1: stamps hashed, JSON only). */
-const VERSION = 2;
+/** Version of the manifest layout (1: stamps hashed, JSON only; 2: Pi refs only). */
+const VERSION = 3;
 /** Entries below one path beyond which no manifest is kept (stamping them would cost more than it saves). */
 const MAX_ENTRIES = 20_000;
+
+/**
+ * How the warm entry checks a ref of each host it answers for, as the full run's result cache
+ * identifies it (identity.ts): `file` for a session identified by its one file (size, mtime, head
+ * and tail: Pi reads only its own file; Codex too, but for a fork's parent rollout, read up to the
+ * fork's line: an append-only prefix, which the result cache does not stamp either), `claude` for
+ * a Claude Code session (its stamp: the transcript and its sub-agent files). The other hosts read
+ * databases or several files per session (OpenCode, BotHarness, PI-Desktop): a miss.
+ */
+const WARM_HOSTS: ReadonlyMap<string, 'file' | 'claude'> = new Map([
+  ['pi', 'file'],
+  ['codex', 'file'],
+  ['claude-code', 'claude'],
+]);
+
+/** True for a ref the warm entry can check (WARM_HOSTS: a file ref without a stamp, a Claude Code ref with one). */
+function warmable(r: { host?: unknown; stamp?: unknown }): boolean {
+  const how = typeof r.host === 'string' ? WARM_HOSTS.get(r.host) : undefined;
+  return how === 'file' ? r.stamp === undefined : how === 'claude' && typeof r.stamp === 'string';
+}
 
 /** A ref of a run manifest: what its identity is computed from, and what it was at the end of the run. */
 export interface ManifestRef extends RefIdentityFields {
   /** File name of the ref's output entry in the cache's `v<CACHE_VERSION>` folder (output.ts outputFile). */
   out: string;
-  /** The file's identity fields at the end of the run (identity.ts identityWithSample): size in bytes, mtime in ms, head/tail SHA-256 (hex). */
-  check: { size: number; mtimeMs: number; head: string; tail: string };
+  /**
+   * A file ref's identity fields at the end of the run (identity.ts identityWithSample): size in
+   * bytes, mtime in ms, head/tail SHA-256 (hex). Absent for a stamped ref (Claude Code), whose
+   * stamp is taken again instead (and which has no sample bytes in the manifest).
+   */
+  check?: { size: number; mtimeMs: number; head: string; tail: string };
 }
 
 /** What a full run stores for the warm entry (see the module comment), before the sample bytes. */
@@ -152,8 +180,9 @@ export function manifestFile(cacheDir: string, paths: string[]): string {
  * each ref's identity and sample taken now (identity.ts identityWithSample: after the output
  * entries were written; a file that changed since its entry was made has another identity than
  * the entry's trailer, so the warm entry misses until a full run makes them agree). Nothing is
- * stored (and an earlier manifest of these paths is removed) when a ref is not a Pi session file
- * or cannot be checked; a write error only costs the warm entry.
+ * stored (and an earlier manifest of these paths is removed) when a ref is of a host the warm
+ * entry does not answer for (WARM_HOSTS) or cannot be checked; a write error only costs the warm
+ * entry.
  * @param m.refs the refs the run printed, in output order
  */
 export async function writeManifest(cacheDir: string, m: { rules: string; paths: string[]; trees: string[]; refs: RefIdentityFields[] }): Promise<void> {
@@ -165,7 +194,7 @@ export async function writeManifest(cacheDir: string, m: { rules: string; paths:
       // none
     }
   };
-  if (!m.refs.length || !m.refs.every((r) => r.host === 'pi' && r.stamp === undefined)) return drop();
+  if (!m.refs.length || !m.refs.every(warmable)) return drop();
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   let fd: number | null = null;
   try {
@@ -174,6 +203,10 @@ export async function writeManifest(cacheDir: string, m: { rules: string; paths:
     const writeAll = (b: Uint8Array) => writeAllSync(fd!, b);
     const refs: ManifestRef[] = [];
     for (const r of m.refs) {
+      if (r.stamp !== undefined) {
+        refs.push({ ...r, out: basename(outputFile(cacheDir, r.key)) });
+        continue;
+      }
       const s = await identityWithSample(r, m.rules);
       if (!s) throw new Error('not checkable');
       const { size, mtimeMs, head, tail } = s.id;
@@ -246,11 +279,15 @@ function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
     if (!Array.isArray(m.refs) || !m.refs.length) return false;
     let bytes = 0;
     for (const r of m.refs as Array<Partial<ManifestRef>>) {
-      if (!r || r.host !== 'pi' || r.stamp !== undefined || typeof r.key !== 'string' || typeof r.path !== 'string' || typeof r.id !== 'string') return false;
+      if (!r || !warmable(r) || typeof r.key !== 'string' || typeof r.path !== 'string' || typeof r.id !== 'string') return false;
       if (typeof r.mtimeMs !== 'number' || (r.parentId !== null && typeof r.parentId !== 'string')) return false;
       if (r.startMs !== undefined && typeof r.startMs !== 'number') return false;
       if (typeof r.out !== 'string' || !OUT_NAME.test(r.out)) return false;
       const c = r.check;
+      if (r.stamp !== undefined) {
+        if (c !== undefined) return false;
+        continue;
+      }
       if (!c || !Number.isSafeInteger(c.size) || c.size < 0 || typeof c.mtimeMs !== 'number' || typeof c.head !== 'string' || typeof c.tail !== 'string') return false;
       bytes += 2 * Math.min(c.size, CHECK_BYTES);
     }
@@ -303,10 +340,18 @@ export async function warmJson(argv: string[], o: { cwd: string; env: NodeJS.Pro
     const sampleBuf = Buffer.allocUnsafe(2 * CHECK_BYTES);
     let at = read.samplesAt;
     for (const ref of m.refs) {
-      const n = Math.min(ref.check.size, CHECK_BYTES);
-      if (readSync(fd, sampleBuf, 0, 2 * n, at) !== 2 * n) return null;
-      at += 2 * n;
-      const id = await identityBySample(ref, m.rules, o.env, ref.check, { head: sampleBuf.subarray(0, n), tail: sampleBuf.subarray(n, 2 * n) });
+      let id;
+      if (ref.check) {
+        const n = Math.min(ref.check.size, CHECK_BYTES);
+        if (readSync(fd, sampleBuf, 0, 2 * n, at) !== 2 * n) return null;
+        at += 2 * n;
+        id = await identityBySample(ref, m.rules, o.env, ref.check, { head: sampleBuf.subarray(0, n), tail: sampleBuf.subarray(n, 2 * n) });
+      } else {
+        // A Claude Code ref: its stamp as discovery would take it now, or a miss.
+        const st = statSync(ref.path);
+        if (!st.isFile() || (await claudeStamp(ref.path, ref.id, st.size, st.mtimeMs)) !== ref.stamp) return null;
+        id = await identityWithRules(ref, m.rules, o.env);
+      }
       const out = id && cachedOutputAt(join(o.cacheDir, `v${CACHE_VERSION}`, ref.out), id);
       if (!out) return null;
       outputs.push(out);

@@ -4,11 +4,10 @@
  * from a `custom-title` / `summary` line in either window. The ref's `stamp` also covers the
  * session's sub-agent files, so a result cache entry is dropped when a sub-agent file changes.
  */
-import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
-import { AGENT_FILE, SESSION_FILE, subagentFiles } from './locate.js';
+import { AGENT_FILE, claudeStamp, SESSION_FILE } from './locate.js';
 
 /** Line types that only Claude Code writes at the start of a transcript (reference §1.2; 2.1.328 recordings). */
 const CC_TYPES = new Set(['user', 'assistant', 'system', 'summary', 'file-history-snapshot', 'queue-operation', 'attachment', 'custom-title', 'permission-mode', 'progress', 'last-prompt', 'mode', 'api-request', 'api-request-shape', 'api-request-blob']);
@@ -57,12 +56,6 @@ export async function claudeRef(file: string, explicit: boolean): Promise<Sessio
   objs.forEach(scan);
   lines.tail.map(objectOf).forEach(scan);
   id ??= basename(file, '.jsonl');
-  const { nested, flat } = await subagentFiles(file, id);
-  const parts = [`${st.size}:${st.mtimeMs}`];
-  for (const f of [...nested, ...flat]) {
-    const s = await stat(f).catch(() => null);
-    if (s) parts.push(`${basename(f)}:${s.size}:${s.mtimeMs}`);
-  }
   return {
     host: 'claude-code',
     key: file,
@@ -74,7 +67,7 @@ export async function claudeRef(file: string, explicit: boolean): Promise<Sessio
     mtimeMs: st.mtimeMs,
     size: st.size,
     parentId: null,
-    stamp: parts.join('|'),
+    stamp: await claudeStamp(file, id, st.size, st.mtimeMs),
   };
 }
 

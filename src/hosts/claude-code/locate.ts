@@ -5,8 +5,8 @@
  * (used since v1.0.30). Sub-agents: inline `isSidechain` lines (1.0.x), flat `agent-<id>.jsonl`
  * beside the session (2.0.x), `<sessionId>/subagents/agent-<id>.jsonl` + `.meta.json` (2.1.2+).
  */
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 
 /** Config dirs to look in, in order (they may not exist). */
 export function claudeConfigDirs(env: NodeJS.ProcessEnv, home: string): string[] {
@@ -60,4 +60,21 @@ export async function subagentFiles(sessionFile: string, sessionId: string): Pro
   const nested = (await names(sub)).filter((f) => AGENT_FILE.test(f)).map((f) => join(sub, f));
   const flat = (await names(dir)).filter((f) => AGENT_FILE.test(f)).map((f) => join(dir, f));
   return { nested, flat };
+}
+
+/**
+ * The cache stamp of a Claude Code session (SessionRef.stamp): the transcript's size (bytes) and
+ * mtime (ms), then `name:size:mtime` of each of its sub-agent files (subagentFiles, nested first),
+ * joined by `|`; a result is dropped when the transcript or any sub-agent file changes, is added or
+ * is removed. Discovery and the CLI's warm entry (src/cli/warm.ts) both take it here, so they agree.
+ * @param size, mtimeMs the transcript's, as stat gives them
+ */
+export async function claudeStamp(sessionFile: string, sessionId: string, size: number, mtimeMs: number): Promise<string> {
+  const { nested, flat } = await subagentFiles(sessionFile, sessionId);
+  const parts = [`${size}:${mtimeMs}`];
+  for (const f of [...nested, ...flat]) {
+    const s = await stat(f).catch(() => null);
+    if (s) parts.push(`${basename(f)}:${s.size}:${s.mtimeMs}`);
+  }
+  return parts.join('|');
 }

@@ -93,6 +93,74 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     }
   });
 
+  it('answers for Claude Code and Codex sessions as for Pi: the bytes of a full run, and a miss once a session changed', async () => {
+    const cc = join(dir, 'cc');
+    const cx = join(dir, 'cx');
+    cpSync('test/fixtures/claude-code/claude', cc, { recursive: true });
+    cpSync('test/fixtures/codex-agents/codex', cx, { recursive: true });
+    const transcript = join(cc, 'projects/-tmp-prefix-lens-cc-lab-project/8aa2b6b2-f6a6-44e7-865a-838c950a6fc6.jsonl');
+    const rollouts = sessionFiles(cx);
+    // The Claude Code session is printed with its sub-agent's; the Codex home holds a parent and its two sub-agents.
+    const cases: Array<[string[], string[]]> = [
+      [[cc], ['claude-code', 'claude-code']],
+      [[transcript], ['claude-code', 'claude-code']],
+      [[cx], ['codex', 'codex', 'codex']],
+      [[rollouts[1]], ['codex']],
+      [[cc, cx], ['claude-code', 'claude-code', 'codex', 'codex', 'codex']],
+    ];
+    for (const [args, hosts] of cases) {
+      const fresh = await full('--no-cache', ...args);
+      await full(...args);
+      const w = await warm('--json', ...args);
+      assert.ok(w, `answered: ${args}`);
+      assert.equal(w.text, fresh.text);
+      const sessions = JSON.parse(w.text).sessions as Array<{ host: string }>;
+      assert.deepEqual(sessions.map((s) => s.host), hosts, String(args));
+      appendFileSync(args[0] === cc || args[0] === transcript ? transcript : rollouts[1], '\n');
+      assert.equal(await warm('--json', ...args), null, `grown: ${args}`);
+    }
+  });
+
+  it('misses when a sub-agent file of a Claude Code session changed, was added or removed, also when only the transcript is named', async () => {
+    const cc = join(dir, 'cc');
+    cpSync('test/fixtures/claude-code/claude', cc, { recursive: true });
+    const project = join(cc, 'projects/-tmp-prefix-lens-cc-lab-project');
+    const transcript = join(project, '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6.jsonl');
+    const agent = join(project, '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6/subagents/agent-aa4455826cc83258f.jsonl');
+    const agentText = readFileSync(agent);
+    const changes: Array<[string, () => void]> = [
+      ['a sub-agent file grew', () => appendFileSync(agent, '\n')],
+      ['a sub-agent file added', () => writeFileSync(join(project, '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6/subagents/agent-b0000000000000000.jsonl'), agentText)],
+      ['a sub-agent file removed', () => rmSync(join(project, '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6/subagents/agent-b0000000000000000.jsonl'))],
+      ['a flat sub-agent file added beside the session', () => writeFileSync(join(project, 'agent-c0000000000000000.jsonl'), agentText)],
+    ];
+    await full(transcript);
+    assert.ok(await warm('--json', transcript));
+    for (const [what, change] of changes) {
+      change();
+      assert.equal(await warm('--json', transcript), null, what);
+      const expected = await full('--no-cache', transcript);
+      assert.equal((await full(transcript)).text, expected.text, what);
+      assert.equal((await warm('--json', transcript))?.text, expected.text, `answers again after ${what}`);
+    }
+    // A manifest that says otherwise about how a ref is checked is not ours.
+    const file = manifestFile(cacheDir, [transcript]);
+    const good = readParts(file);
+    const [ref] = good.json.refs;
+    assert.equal(typeof ref.stamp, 'string');
+    assert.equal(ref.check, undefined);
+    assert.equal(good.bytes.length, 0, 'no sample bytes for a stamped ref');
+    for (const [what, r] of [
+      ['another stamp', { stamp: `${ref.stamp}x` }],
+      ['a file check on a stamped ref', { check: { size: 1, mtimeMs: 1, head: '0'.repeat(64), tail: '0'.repeat(64) } }],
+      ['a Pi ref with a stamp', { host: 'pi' }],
+      ['no stamp', { stamp: undefined }],
+    ] as const) {
+      writeParts(file, { ...good.json, refs: [{ ...ref, ...r }] }, good.bytes);
+      assert.equal(await warm('--json', transcript), null, what);
+    }
+  });
+
   it('does not answer once a session grew, was rewritten in place, added, removed or renamed; the next full run makes it answer again', async () => {
     const root = join(dir, 'in');
     const [first, second] = sessionFiles(root);
@@ -138,7 +206,7 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     // The sample: the session's first and last min(size, 64 KiB) bytes, as the content check hashed them.
     const session = readFileSync(ref.path);
     const n = Math.min(session.length, 64 * 1024);
-    assert.equal(ref.check.size, session.length);
+    assert.equal(ref.check!.size, session.length);
     assert.deepEqual(good.bytes, Buffer.concat([session.subarray(0, n), session.subarray(session.length - n)]));
     const flipped = (at: number) => {
       const b = Buffer.from(good.bytes);
@@ -157,8 +225,8 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
       ['an entry name outside the cache folder', withRef({ out: `../${ref.out}` }), good.bytes],
       ['another head hash (not the entry trailer)', withRef({ check: { ...ref.check, head: '0'.repeat(64) } }), good.bytes],
       ['another tail hash (not the entry trailer)', withRef({ check: { ...ref.check, tail: '0'.repeat(64) } }), good.bytes],
-      ['another size', withRef({ check: { ...ref.check, size: ref.check.size - 1 } }), good.bytes.subarray(2)],
-      ['another mtime', withRef({ check: { ...ref.check, mtimeMs: ref.check.mtimeMs + 1 } }), good.bytes],
+      ['another size', withRef({ check: { ...ref.check, size: ref.check!.size - 1 } }), good.bytes.subarray(2)],
+      ['another mtime', withRef({ check: { ...ref.check, mtimeMs: ref.check!.mtimeMs + 1 } }), good.bytes],
       ['a head byte changed', good.json, flipped(0)],
       ['a tail byte changed', good.json, flipped(good.bytes.length - 1)],
       ['the sample cut short', good.json, good.bytes.subarray(0, good.bytes.length - 1)],
@@ -205,7 +273,7 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     writeFileSync(session, `${text.slice(0, at)}${text[at] === 'X' ? 'Y' : 'X'}${text.slice(at + 1)}`);
     utimesSync(session, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
     await writeManifest(cacheDir, { rules: json.rules, paths: json.paths, trees: json.trees, refs: json.refs });
-    assert.notEqual(readParts(manifestFile(cacheDir, [root])).json.refs[0].check.tail, json.refs[0].check.tail, 'the manifest holds the new content');
+    assert.notEqual(readParts(manifestFile(cacheDir, [root])).json.refs[0].check!.tail, json.refs[0].check!.tail, 'the manifest holds the new content');
     assert.equal(await warm('--json', root), null);
     const expected = await full('--no-cache', root);
     assert.equal((await full(root)).text, expected.text);
