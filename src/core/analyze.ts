@@ -394,11 +394,14 @@ export class SessionJudge {
     // changed; but not a side request with another side request (summary, title): each is a
     // one-shot prompt of its own (two compactions' summaries, Pi's history and turn-prefix summary
     // of one compaction), so what differs between them is no change of a history.
+    // With nothing to compare with (the first request of its lineage, or a side request after side
+    // requests only), a prompt known to be below the minimum is not written to the cache either
+    // (unless the usage shows the provider read or wrote one: then its minimum is lower than ours).
     let tooShort = false;
     if (!best && (a.promptTokens ?? 0) < lin.minimum) {
       const nearest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
       if (nearest && !(req.kind !== 'agent' && nearest.req.kind !== 'agent')) best = nearest;
-      else tooShort = nearest !== null;
+      else tooShort = nearest !== null || (a.promptTokens !== null && !(req.usage && (req.usage.cacheRead > 0 || req.usage.cacheWrite > 0)));
     }
     const reads: string[] = [];
     a.expectedRead = expectedRead(lin, tail, marks, depths, now, tokensAt, true, reads);

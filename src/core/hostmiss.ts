@@ -21,8 +21,9 @@ const MISSES = new Set(['break', 'ttl-expired', 'below-minimum', 'model-switch',
 
 /**
  * Whether our verdict agrees with the host's:
- *  - no miss (null): our hit or cold (a first request may still read an older entry);
- *  - `previous_message_not_found`: our cold or ttl-expired (there was nothing to read);
+ *  - no miss (null): our hit or cold (a first request may still read an older entry), or
+ *    below-minimum (neither says the prefix changed);
+ *  - `previous_message_not_found`: our cold, ttl-expired or below-minimum (there was nothing to read);
  *  - `model_changed`: our model-switch (verdict or cause);
  *  - `system_changed` / `tools_changed` / `messages_changed`: our break in that segment, or in the
  *    opaque head for system and tools (a host that does not record them), or a cause of that kind;
@@ -35,9 +36,9 @@ export function hostAgreement(m: HostMiss, r: JudgedRequest): boolean | null {
   const seg = r.break?.segment;
   switch (m.type) {
     case null:
-      return r.verdict === 'hit' || r.verdict === 'cold';
+      return r.verdict === 'hit' || r.verdict === 'cold' || r.verdict === 'below-minimum';
     case 'previous_message_not_found':
-      return r.verdict === 'cold' || r.verdict === 'ttl-expired';
+      return r.verdict === 'cold' || r.verdict === 'ttl-expired' || r.verdict === 'below-minimum';
     case 'model_changed':
       return r.verdict === 'model-switch' || cause('model-switch');
     case 'system_changed':

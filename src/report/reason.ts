@@ -67,6 +67,10 @@ function reasonText(r: RequestReport): string {
   switch (r.verdict) {
     case 'cold':
       if (cause?.kind === 'parallel-request') return `No entry of this lineage was readable yet (${cause.detail}): the prompt is written to the cache again.`;
+      // The provider's read is the evidence: an entry written outside this session (an earlier session, or a request the transcript does not show, with the same head).
+      if ((r.observedRead ?? 0) > 0) {
+        return `First ${r.kind === 'agent' ? '' : `${r.kind} `}request of its lineage (${r.provider}/${r.model}) in this session, yet it read ${n(r.observedRead!)} of ${n(r.promptTokens ?? 0)} prompt tokens from the cache: an entry written outside this session (an earlier session or a request not in the transcript, with the same prefix).`;
+      }
       return `First ${r.kind === 'agent' ? '' : `${r.kind} `}request of its lineage (${r.provider}/${r.model}) in this session: there is no earlier entry here to read, so the prompt is written to the cache.`;
     case 'hit': {
       const read = r.observedRead !== null ? `read ${n(r.observedRead)} of ${n(r.promptTokens ?? 0)} prompt tokens` : `can read ~${n(r.expectedRead ?? 0)} tokens`;

@@ -72,7 +72,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     assert.deepEqual(
       names.map((n) => n!.match(/^Request (\d+(?:\.\d+)?): ([a-z-]+)/)!.slice(1).join(' ')),
       // The summary requests only the wire shows are numbered after the agent request before them (8.1, 8.2, 9.1).
-      ['1 cold', '2 hit', '3 hit', '4 hit', '5 model-switch', '6 hit', '7 hit', '8 hit', '8.1 cold', '8.2 below-minimum', '9 break', '9.1 cold', '10 break', '11 model-switch', '12 hit', '13 break'],
+      ['1 cold', '2 hit', '3 hit', '4 hit', '5 model-switch', '6 hit', '7 hit', '8 hit', '8.1 below-minimum', '8.2 below-minimum', '9 break', '9.1 cold', '10 break', '11 model-switch', '12 hit', '13 break'],
     );
     await page.close();
   });

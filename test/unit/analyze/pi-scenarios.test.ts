@@ -64,7 +64,7 @@ describe('analysis of the recorded Pi main scenario', () => {
     const a = await analyze('main', true);
     assert.deepEqual(
       a.requests.map((r) => `${r.request.kind === 'agent' ? '' : 's:'}${r.verdict}`),
-      ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:cold', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
+      ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:below-minimum', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
     );
     const offsets = a.requests.filter((r) => r.break && r.request.kind === 'agent').map((r) => [r.request.index, r.break!.path, r.break!.byteOffset]);
     assert.deepEqual(offsets, [

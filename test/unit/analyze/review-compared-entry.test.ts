@@ -53,11 +53,11 @@ describe('review: the entry a request is compared with', () => {
     assert.deepEqual([r.verdict, r.matched, r.expectedRead], ['hit', 1, 2622]);
   });
 
-  it('a summary request with its own system prompt and no tools shares nothing: cold, not a break', async () => {
+  it('a summary request with its own system prompt and no tools shares nothing and is too short to cache: below-minimum, not a break', async () => {
     const a = analyzeSession(await readCaptureSession('test/fixtures/pi/main/requests'));
     // #9 (compaction summary) follows #8 on the same model and key.
     assert.equal(a.requests[8].lineage, a.requests[7].lineage);
-    assert.deepEqual([a.requests[8].verdict, a.requests[8].matched], ['cold', null]);
+    assert.deepEqual([a.requests[8].verdict, a.requests[8].matched], ['below-minimum', null]);
   });
 
   it("parallel requests cannot read each other's entry until a response started: cold with the cause, not a break", async () => {

@@ -33,7 +33,7 @@ describe('review: minimum cacheable length by real model ids', () => {
     const dir = captureDir(PI_LONG, [['002-anthropic-messages', haiku, uncached(1581)], ['003-anthropic-messages', haiku, uncached(1616)]]);
     const a = analyzeSession(await readCaptureSession(dir));
     assert.deepEqual(a.requests.map((r) => [r.request.model, r.promptTokens, r.verdict, r.expectedRead, r.lostTokens]), [
-      ['claude-3-5-haiku-20241022', 1581, 'cold', 0, 0],
+      ['claude-3-5-haiku-20241022', 1581, 'below-minimum', 0, 0],
       ['claude-3-5-haiku-20241022', 1616, 'below-minimum', 0, 0],
     ]);
   });

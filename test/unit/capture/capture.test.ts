@@ -12,7 +12,7 @@ describe('capture folder reader', () => {
     assert.equal(a.session.host, 'capture');
     assert.deepEqual(
       a.requests.map((r) => `${r.request.kind === 'agent' ? '' : 's:'}${r.verdict}`),
-      ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:cold', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
+      ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:below-minimum', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
     );
     const t = a.totals;
     assert.deepEqual([t.uncached, t.cacheRead, t.cacheWrite, t.output, t.lostTokens], [6747, 19124, 6765, 349, 0]);

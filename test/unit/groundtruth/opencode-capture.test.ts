@@ -41,11 +41,11 @@ describe('OpenCode through the capture proxy (committed recording)', () => {
 
   it('every session is analyzed in wire mode without --requests, with the verdicts of the recording', () => {
     const verdicts = (id: string) => session(id).requests.map((r) => [r.kind, r.evidence, r.verdict].join(' '));
-    const t = 'title wire cold';
+    const t = 'title wire below-minimum';
     assert.deepEqual(verdicts(ids.sessions.basic), [t, 'agent wire cold', 'agent wire hit', 'agent wire hit', 'agent wire hit', 'agent wire model-switch', 'agent wire hit']);
     assert.deepEqual(verdicts(ids.sessions.anthropic), [t, 'agent wire cold', 'agent wire hit', 'agent wire hit', 'agent wire hit', 'agent wire hit']);
     assert.deepEqual(verdicts(Object.keys(ids.children)[0]), ['agent wire cold']);
-    assert.deepEqual(verdicts(ids.sessions.compaction), [t, 'agent wire cold', 'agent wire hit', 'agent wire hit', 'agent wire hit', 'summary wire cold', 'agent wire break', 'agent wire hit', 'summary wire below-minimum', 'agent wire break']);
+    assert.deepEqual(verdicts(ids.sessions.compaction), [t, 'agent wire cold', 'agent wire hit', 'agent wire hit', 'agent wire hit', 'summary wire below-minimum', 'agent wire break', 'agent wire hit', 'summary wire below-minimum', 'agent wire break']);
     assert.deepEqual(verdicts(ids.sessions.phuxV1), [t, 'agent wire cold', 'agent wire hit', 'agent wire hit', 'agent wire hit', 'agent wire hit', 'summary wire cold', 'agent wire break', 'agent wire hit']);
     assert.deepEqual(verdicts(ids.sessions.phuxV2), [t, 'agent wire cold', 'agent wire hit', 'agent wire hit', 'agent wire break', 'agent wire hit']);
     for (const s of report.sessions) {
@@ -66,7 +66,7 @@ describe('OpenCode through the capture proxy (committed recording)', () => {
     ]);
     assert.deepEqual(
       session(ids.sessions.compaction).requests.filter((r) => r.kind !== 'agent').map((r) => [r.index, r.number, r.kind, r.verdict, r.matchedNumber]),
-      [[1, '0.1', 'title', 'cold', null], [6, '4.1', 'summary', 'cold', null], [9, '6.1', 'summary', 'below-minimum', null]],
+      [[1, '0.1', 'title', 'below-minimum', null], [6, '4.1', 'summary', 'below-minimum', null], [9, '6.1', 'summary', 'below-minimum', null]],
     );
     assert.deepEqual(breaks(ids.sessions.phuxV1), [[8, 'agent', 'messages', 'messages[1].content', 10770, 'history-rewritten']]);
     assert.deepEqual(breaks(ids.sessions.phuxV2), [[5, 'agent', 'system', 'messages[1].content', 10808, 'system-changed+phux-context-in-head']]);

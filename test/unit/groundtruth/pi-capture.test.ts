@@ -61,7 +61,7 @@ const essence = (r: RequestReport) => ({
 
 /** The recorder's ground truth: verdict per request (`s:` = summary), wire mode. */
 const VERDICTS: Record<string, string[]> = {
-  main: ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:cold', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
+  main: ['cold', 'hit', 'hit', 'hit', 'model-switch', 'hit', 'hit', 'hit', 's:below-minimum', 's:below-minimum', 'break', 's:cold', 'break', 'model-switch', 'hit', 'break'],
 };
 
 for (const sc of scenarios()) {

@@ -55,9 +55,9 @@ describe('capture folders: one session per conversation the bodies name', () => 
   it('OpenCode recording: six sessions by x-session-id, each starting cold (the title request, then the agent)', async () => {
     const j = await judged('test/fixtures/opencode/requests');
     assert.deepEqual(j.map((x) => x[0]), ['requests', 'ses_dcf1247e0ffeCgywanUhom13B7', 'ses_dcf121370ffeVlzS73yoNupUUO', 'ses_dcf12063affe59b8qPYo2NJTOV', 'ses_dcf11ac77ffefsqoAY3L11jvVW', 'ses_dcf113f82ffe0AQvhG5Km2IW6u']);
-    assert.deepEqual(j.map((x) => (x[2] as string).split(' ').slice(0, 2).join(' ')), ['t:cold a:cold', 't:cold a:cold', 'a:cold', 't:cold a:cold', 't:cold a:cold', 't:cold a:cold']);
+    assert.deepEqual(j.map((x) => (x[2] as string).split(' ').slice(0, 2).join(' ')), ['t:below-minimum a:cold', 't:below-minimum a:cold', 'a:cold', 't:below-minimum a:cold', 't:below-minimum a:cold', 't:below-minimum a:cold']);
     assert.equal(j.flatMap((x) => (x[2] as string).split(' ')).filter((v) => v.includes('@tools')).length, 0);
-    assert.equal(j[5][2], 't:cold a:cold a:hit a:hit a:break@system[1] a:hit');
+    assert.equal(j[5][2], 't:below-minimum a:cold a:hit a:hit a:break@system[1] a:hit');
   });
 
   it('one conversation: the one session readCaptureSession gives (Pi recordings), its bodies without session_id noted', async () => {

@@ -54,7 +54,7 @@ describe('captured bodies without a session header', () => {
     for (const n of ['000003', '000004']) stripSessionHeader(join(folder, `${n}-openai-completions.meta.json`));
     const got = await judged(folder);
     assert.deepEqual(got.table, intact.table);
-    assert.deepEqual(got.table.map((t) => t[2]), ['000001:cold 000002:cold 000003:hit 000004:hit 000005:hit 000006:cold 000007:break 000008:hit 000009:below-minimum 000010:break']);
+    assert.deepEqual(got.table.map((t) => t[2]), ['000001:below-minimum 000002:cold 000003:hit 000004:hit 000005:hit 000006:below-minimum 000007:break 000008:hit 000009:below-minimum 000010:break']);
     const note = `${NO_HEADER}: read with the folder's first conversation (ses_dcdcb8c7dffevesogVf8WzwkcR), as every body that names none`;
     assert.deepEqual(got.notes, { '000003-openai-completions.body.json': [note], '000004-openai-completions.body.json': [note] });
   });

@@ -53,7 +53,7 @@ describe('request numbers across evidence modes', () => {
   it('Pi main: the turn-prefix summary #8.2 is too short to cache and is not judged against the history summary #8.1 (a prompt of its own, no history-rewritten)', async () => {
     const [wire] = (await report(PI_MAIN, 'test/fixtures/pi/main/requests')).sessions;
     const [history, turn, branch] = wire.requests.filter((r) => r.kind === 'summary');
-    assert.deepEqual([history.verdict, history.matchedNumber], ['cold', null]);
+    assert.deepEqual([history.verdict, history.matchedNumber], ['below-minimum', null]);
     assert.deepEqual([turn.verdict, turn.matched, turn.matchedNumber, turn.causes, turn.break, turn.promptTokens], ['below-minimum', null, null, [], null, 425]);
     assert.equal(turn.reason, 'The prompt (425 tokens) is shorter than the minimum cacheable length of claude-sonnet-4-5, so the provider neither reads nor writes a cache entry for it.');
     assert.deepEqual([branch.verdict, branch.matchedNumber, branch.usage?.cacheWrite], ['cold', null, 1771]);
