@@ -395,13 +395,14 @@ export class SessionJudge {
     // one-shot prompt of its own (two compactions' summaries, Pi's history and turn-prefix summary
     // of one compaction), so what differs between them is no change of a history.
     // With nothing to compare with (the first request of its lineage, or a side request after side
-    // requests only), a prompt known to be below the minimum is not written to the cache either
-    // (unless the usage shows the provider read or wrote one: then its minimum is lower than ours).
+    // requests only), a prompt known to be below the minimum is not written to the cache either;
+    // unless the usage shows the provider read or wrote an entry: then its minimum is lower than ours.
     let tooShort = false;
     if (!best && (a.promptTokens ?? 0) < lin.minimum) {
       const nearest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
+      const providerCached = !!req.usage && (req.usage.cacheRead > 0 || req.usage.cacheWrite > 0);
       if (nearest && !(req.kind !== 'agent' && nearest.req.kind !== 'agent')) best = nearest;
-      else tooShort = nearest !== null || (a.promptTokens !== null && !(req.usage && (req.usage.cacheRead > 0 || req.usage.cacheWrite > 0)));
+      else tooShort = (nearest !== null || a.promptTokens !== null) && !providerCached;
     }
     const reads: string[] = [];
     a.expectedRead = expectedRead(lin, tail, marks, depths, now, tokensAt, true, reads);

@@ -10,7 +10,7 @@ import { hostAgreement } from '../../../src/core/hostmiss.js';
 import { readCaptureSession } from '../../../src/hosts/capture/index.js';
 import { main } from '../../../src/cli/main.js';
 import type { Report } from '../../../src/report/json.js';
-import { captureDir, PI_LONG } from './review-helpers.js';
+import { captureDir, PI_LONG, PI_MAIN } from './review-helpers.js';
 
 const haiku = (b: any) => (b.model = 'claude-3-5-haiku-20241022');
 const usage = (u: { input: number; write: number; read: number }) => (m: any) => {
@@ -33,6 +33,20 @@ describe('first request of a lineage', () => {
   it('below our minimum but the usage shows a cache write: cold (the provider cached it)', async () => {
     const a = analyzeSession(await readCaptureSession(captureDir(PI_LONG, [['002-anthropic-messages', haiku, usage({ input: 0, write: 1581, read: 0 })]])));
     assert.deepEqual(a.requests.map((r) => [r.verdict, r.promptTokens]), [['cold', 1581]]);
+  });
+
+  it("a side request after side requests only (Pi main's compaction summaries #8.1, #8.2, 351 and 425 tokens) is below-minimum, cold when its usage shows a cache write", async () => {
+    const summaries = async (write: number) =>
+      analyzeSession(
+        await readCaptureSession(
+          captureDir(PI_MAIN, [
+            ['009-anthropic-messages'],
+            ['010-anthropic-messages', undefined, (m: any) => write && (m.usage = { ...m.usage, input_tokens: 0, cache_creation_input_tokens: write })],
+          ]),
+        ),
+      );
+    assert.deepEqual((await summaries(0)).requests.map((r) => [r.request.kind, r.verdict, r.promptTokens]), [['summary', 'below-minimum', 351], ['summary', 'below-minimum', 425]]);
+    assert.deepEqual((await summaries(425)).requests.map((r) => [r.request.kind, r.verdict, r.promptTokens]), [['summary', 'below-minimum', 351], ['summary', 'cold', 425]]);
   });
 
   it('the recorded OpenCode title requests (589–936 tokens on gpt-5-mini, minimum 1,024) are below-minimum; the agent requests after them that read an entry from an earlier session say so', async () => {

@@ -60,6 +60,18 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     const j = Buffer.from(`${JSON.stringify(json)}\n`);
     writeFileSync(file, Buffer.concat([bytes, j, Buffer.from(`${String(j.length).padStart(16, '0')}\n`)]));
   };
+  /** After a full run of `path` the warm entry answers; after each change it misses, and the next full run makes it answer the new bytes. */
+  const missesAfterEach = async (path: string, changes: Array<[string, () => void]>) => {
+    await full(path);
+    assert.ok(await warm('--json', path));
+    for (const [what, change] of changes) {
+      change();
+      assert.equal(await warm('--json', path), null, what);
+      const expected = await full('--no-cache', path);
+      assert.equal((await full(path)).text, expected.text, what);
+      assert.equal((await warm('--json', path))?.text, expected.text, `answers again after ${what}`);
+    }
+  };
   const sessionFiles = (root: string) =>
     readdirSync(root, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && e.name.endsWith('.jsonl'))
@@ -134,15 +146,7 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
       ['a sub-agent file removed', () => rmSync(join(project, '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6/subagents/agent-b0000000000000000.jsonl'))],
       ['a flat sub-agent file added beside the session', () => writeFileSync(join(project, 'agent-c0000000000000000.jsonl'), agentText)],
     ];
-    await full(transcript);
-    assert.ok(await warm('--json', transcript));
-    for (const [what, change] of changes) {
-      change();
-      assert.equal(await warm('--json', transcript), null, what);
-      const expected = await full('--no-cache', transcript);
-      assert.equal((await full(transcript)).text, expected.text, what);
-      assert.equal((await warm('--json', transcript))?.text, expected.text, `answers again after ${what}`);
-    }
+    await missesAfterEach(transcript, changes);
     // A manifest that says otherwise about how a ref is checked is not ours.
     const file = manifestFile(cacheDir, [transcript]);
     const good = readParts(file);
@@ -182,17 +186,7 @@ describe('warm entry (analyze --json without loading the analysis)', () => {
     ];
     // The rewrite below keeps size, mtime and inode: only the content check (tail SHA-256) can tell.
     utimesSync(second, new Date(1_700_000_000_000), new Date(1_700_000_000_000));
-    await full(root);
-    assert.ok(await warm('--json', root));
-    for (const [what, change] of changes) {
-      change();
-      assert.equal(await warm('--json', root), null, what);
-      const expected = await full('--no-cache', root);
-      assert.equal((await full(root)).text, expected.text, what);
-      const w = await warm('--json', root);
-      assert.ok(w, `answers again after ${what}`);
-      assert.equal(w.text, expected.text, what);
-    }
+    await missesAfterEach(root, changes);
   });
 
   it('ignores a corrupt, cut or foreign manifest or output entry (a full run rewrites them)', async () => {
