@@ -79,6 +79,12 @@ opencode:<id prefix> (alone = every session). No path: the bundled example sessi
 Exit codes: 0 done (check: no break failed the gate); 1 check: a break failed the gate (diff: no
 request N or M); 2 usage error, or no input could be read (check: any input could not be read).`;
 
+/**
+ * What a usage error prints after saying what was wrong: the commands' synopsis (USAGE's first
+ * paragraph) and where the rest is, not the whole help text (35 lines that bury the error).
+ */
+export const USAGE_HINT = `${USAGE.slice(0, USAGE.indexOf('\n\n'))}\nprefix-lens --help: what each option does, the paths it reads, the exit codes`;
+
 /** The options of analyze and check, each with the commands that take it (in USAGE and the README; test/unit/cli/usage-flags.test.ts). */
 export const REPORT_OPTIONS = {
   json: { type: 'boolean', commands: ['analyze'] },
@@ -257,7 +263,7 @@ export async function main(
     return 0;
   }
   if (command !== 'analyze' && command !== 'check') {
-    err(`prefix-lens: unknown command "${safe(command)}"\n${USAGE}`);
+    err(`prefix-lens: unknown command "${safe(command)}"\n${USAGE_HINT}`);
     return 2;
   }
   let args;
@@ -269,7 +275,7 @@ export async function main(
     });
   } catch (e) {
     // parseArgs quotes the offending argument as given: one line, made visible.
-    err(`prefix-lens: ${safe((e as Error).message)}\n${USAGE}`);
+    err(`prefix-lens: ${safe((e as Error).message)}\n${USAGE_HINT}`);
     return 2;
   }
   if (args.values.help) {
@@ -281,11 +287,11 @@ export async function main(
     (o) => args.values[o] !== undefined && !(REPORT_OPTIONS[o].commands as readonly string[]).includes(command),
   );
   if (foreign) {
-    err(`prefix-lens: --${foreign} is an option of ${REPORT_OPTIONS[foreign].commands.join(' and ')}, not ${command}\n${USAGE}`);
+    err(`prefix-lens: --${foreign} is an option of ${REPORT_OPTIONS[foreign].commands.join(' and ')}, not ${command}\n${USAGE_HINT}`);
     return 2;
   }
   if (args.values.captures && args.values.requests) {
-    err(`prefix-lens: --captures and --requests exclude each other (--requests names the bodies itself)\n${USAGE}`);
+    err(`prefix-lens: --captures and --requests exclude each other (--requests names the bodies itself)\n${USAGE_HINT}`);
     return 2;
   }
   // The capture roots reach every reader (and worker thread) through the environment.
@@ -318,13 +324,13 @@ async function run(
 ): Promise<number> {
   const gate = parseGate(args.values);
   if (typeof gate === 'string') {
-    err(`prefix-lens: ${safe(gate)}\n${USAGE}`);
+    err(`prefix-lens: ${safe(gate)}\n${USAGE_HINT}`);
     return 2;
   }
   let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
     if (args.values.html === '-' && args.values.json) {
-      err(`prefix-lens: --json and --html - both write to stdout; give --html a file\n${USAGE}`);
+      err(`prefix-lens: --json and --html - both write to stdout; give --html a file\n${USAGE_HINT}`);
       return 2;
     }
     const target = args.values.html === '-' ? null : htmlTargetProblem(args.values.html, args.positionals);
@@ -342,7 +348,7 @@ async function run(
   const inputs = await inputsOf(args.positionals, args.values.requests, root);
   if (args.values.watch) {
     if (args.values.html !== undefined || args.values.requests) {
-      err(`prefix-lens: --watch is an option of analyze, without --html or --requests\n${USAGE}`);
+      err(`prefix-lens: --watch is an option of analyze, without --html or --requests\n${USAGE_HINT}`);
       return 2;
     }
     const refs: SessionRef[] = [];
