@@ -77,7 +77,8 @@ pi:, claude:, codex:, pidesktop:, botharness:<id prefix> (alone = that host's ne
 opencode:<id prefix> (alone = every session). No path: the bundled example sessions.
 
 Exit codes: 0 done (check: no break failed the gate); 1 check: a break failed the gate (diff: no
-request N or M); 2 usage error, or no input could be read (check: any input could not be read).`;
+request N or M); 2 usage error, or no input could be read (check: any input could not be read or
+held no session).`;
 
 /**
  * What a usage error prints after saying what was wrong: the commands' synopsis (USAGE's first
@@ -520,7 +521,7 @@ async function run(
     // A gate must not pass on input it could not read.
     for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
     if (errors || bad.length) {
-      err(`prefix-lens: ${errors + bad.length} input(s) could not be read`);
+      err(`prefix-lens: ${errors + bad.length} input(s) could not be read or held no session`);
       return 2;
     }
     for (const b of breaks) out(b.line);

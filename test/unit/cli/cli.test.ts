@@ -90,7 +90,7 @@ describe('prefix-lens CLI', () => {
     const r = await run(['check', file]);
     assert.equal(r.code, 2);
     assert.match(r.err, /garbage\.jsonl:1: /);
-    assert.match(r.err, /1 input\(s\) could not be read/);
+    assert.match(r.err, /1 input\(s\) could not be read or held no session/);
     assert.equal((await run(['analyze', file])).code, 2);
   });
 
