@@ -16,8 +16,22 @@
  * 2. Streaming: an upstream (child process) that writes 20 SSE events 20 ms apart; for each event, the
  *    delay between its arrival directly and through the proxy (ms, median and max over all events
  *    of 20 streams): buffering would show as delays growing along the stream.
+ *
+ *   npm run bench:capture -- --join N
+ *
+ * 3. Instead of 1 and 2: the join of a transcript with its captured bodies (issue 9 scaling, README
+ *    "Scaling per host"): a Claude Code 2.1.328 session of N, 2N and 4N requests with its capture
+ *    folder (scripts/bench/capture-session.ts writeClaudeJoinSession: an HTTP 500 attempt before
+ *    every 10th turn), each analyzed as its own process (`node dist/cli.js analyze FILE --json
+ *    --no-cache`, built when missing) three ways: `--requests DIR` with response ids in the metas,
+ *    `--requests DIR` without them (every body matched by its prefix hash), and `--captures ROOT`
+ *    (the capture join, ids in the metas). Per run: CPU (user + system, all threads) and peak RSS
+ *    (VmHWM) from scripts/bench/probe.cjs, wall time, the output's SHA-256 (to compare a change's
+ *    output with the one before); then each figure's ratio to the one at N (linear: ×2 and ×4; the
+ *    bodies' bytes grow a little faster, each body holding the conversation so far).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
@@ -27,8 +41,9 @@ import { parseArgs } from 'node:util';
 import { parseUpstreams } from '../src/capture/route.js';
 import { startCaptureServer } from '../src/capture/server.js';
 import { CaptureStore } from '../src/capture/store.js';
+import { writeClaudeJoinSession } from './bench/capture-session.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '300' } } });
+const { values } = parseArgs({ options: { requests: { type: 'string', default: '300' }, join: { type: 'string' } } });
 const N = Number(values.requests);
 const tmp = mkdtempSync(join(tmpdir(), 'prefix-lens-bench-capture-'));
 const children: ChildProcess[] = [];
@@ -154,7 +169,43 @@ s.listen(0, '127.0.0.1', () => writeFileSync(process.argv[2], String(s.address()
   await proxy2.close();
 }
 
-main()
+/** Part 3: the join's time and peak RSS at N, 2N and 4N requests. */
+async function join3(n: number): Promise<void> {
+  if (!existsSync('dist/cli.js')) execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
+  const probe = join(tmp, 'probe.json');
+  const env = { ...process.env, XDG_CACHE_HOME: join(tmp, 'cache'), PREFIX_LENS_CAPTURE_DIRS: '', PREFIX_LENS_BENCH_PROBE: probe };
+  /** One analysis as its own process: CPU ms, peak RSS MiB, wall ms, output hash. */
+  const run = (args: string[]) => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, ['--require', './scripts/bench/probe.cjs', 'dist/cli.js', 'analyze', ...args, '--json', '--no-cache'], { env, maxBuffer: 1 << 30 });
+    const wall = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`analyze ${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
+    const p = JSON.parse(readFileSync(probe, 'utf8')) as { cpuMs: number; maxRssKiB: number };
+    const text = r.stdout.toString('utf8');
+    const out = JSON.parse(text) as { sessions: Array<{ requests: Array<{ evidence?: string }> }> };
+    const wire = out.sessions.flatMap((s) => s.requests).filter((q) => q.evidence === 'wire').length;
+    // Hashed without the temp folder's name (random per run), so runs before and after a change compare.
+    return { cpu: p.cpuMs, rss: p.maxRssKiB / 1024, wall, sha: createHash('sha256').update(text.split(tmp).join('<tmp>')).digest('hex').slice(0, 12), wire };
+  };
+  const ways = ['--requests, response ids', '--requests, prefix hashes', '--captures (join)'] as const;
+  const rows: Array<Array<ReturnType<typeof run>>> = [];
+  const sizes = [n, 2 * n, 4 * n];
+  console.log(`Join of a Claude Code session with its captured bodies (load average ${loadavg().map((x) => x.toFixed(1)).join(' / ')}):`);
+  for (const size of sizes) {
+    const ids = writeClaudeJoinSession(join(tmp, `ids-${size}`), size);
+    const hashes = writeClaudeJoinSession(join(tmp, `hashes-${size}`), size, { responseIds: false });
+    console.log(`  ${size} requests, ${ids.bodies} bodies, ${(ids.bytes / 1e6).toFixed(1)} MB:`);
+    const row = [run([ids.transcript, '--requests', ids.requests]), run([hashes.transcript, '--requests', hashes.requests]), run([ids.transcript, '--captures', ids.captures])];
+    row.forEach((x, i) => console.log(`    ${ways[i].padEnd(26)} CPU ${(x.cpu / 1000).toFixed(2)} s, wall ${(x.wall / 1000).toFixed(2)} s, peak RSS ${x.rss.toFixed(0)} MiB, ${x.wire} wire requests, output ${x.sha}`));
+    rows.push(row);
+    rmSync(join(tmp, `ids-${size}`), { recursive: true, force: true });
+    rmSync(join(tmp, `hashes-${size}`), { recursive: true, force: true });
+  }
+  console.log('  ratios to N (CPU / peak RSS):');
+  for (let w = 0; w < ways.length; w++) console.log(`    ${ways[w].padEnd(26)} ${rows.map((r) => `×${(r[w].cpu / rows[0][w].cpu).toFixed(2)} / ×${(r[w].rss / rows[0][w].rss).toFixed(2)}`).join(', ')}`);
+}
+
+(values.join ? join3(Number(values.join)) : main())
   .catch((e) => {
     console.error(e);
     process.exitCode = 1;

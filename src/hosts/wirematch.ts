@@ -139,24 +139,13 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
   }
   const none = noBodiesDiagnostic(src, bodies.length);
   if (none) return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, ...diagnostics, none] } : s));
-  const all = sessions.flatMap((s, si) => s.requests.map((r) => ({ si, r })));
-  const bodyOf = new Map<LlmRequest, CapturedRequest>();
-  const taken = new Set<CapturedRequest>();
-  for (const { r } of all) {
-    const b = r.responseId ? bodies.find((x) => !taken.has(x) && x.responseId === r.responseId) : undefined;
-    if (b) {
-      bodyOf.set(r, b);
-      taken.add(b);
-    }
-  }
-  for (const { r } of all) {
-    if (bodyOf.has(r) || !r.tail) continue;
-    const b = bodies.find((x) => !taken.has(x) && x.wire && x.wire.model === r.model && sameChain(x, r));
-    if (b) {
-      bodyOf.set(r, b);
-      taken.add(b);
-    }
-  }
+  const chains = new Map<CapturedRequest, BlockNode | null>();
+  const bodyOf = matchRequests(
+    sessions.flatMap((s) => s.requests),
+    bodies,
+    chains,
+  );
+  const taken = new Set(bodyOf.values());
   if (bodies.length && !bodyOf.size) {
     diagnostics.push({ file: dir, line: 0, severity: 'error', message: `none of the ${bodies.length} captured bodies matches a request of ${basename(sessions[0]?.path ?? '')}; ignored (reconstructed from the transcript instead)` });
     return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, ...diagnostics] } : s));
@@ -209,7 +198,7 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
     for (const r of s.requests) {
       const b = bodyOf.get(r);
       if (b) last = b.n;
-      items.push({ key: b ? b.n : last + 0.5, req: b ? fromBody(r, b) : { ...r, notes: [...(r.notes ?? []), 'no captured body: reconstructed from the transcript'] } });
+      items.push({ key: b ? b.n : last + 0.5, req: b ? fromBody(r, b, chains.get(b)) : { ...r, notes: [...(r.notes ?? []), 'no captured body: reconstructed from the transcript'] } });
     }
     for (const { b, req } of extra.get(si) ?? []) items.push({ key: b.n, req });
     items.sort((a, b) => a.key - b.key);
@@ -220,9 +209,75 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
   return out;
 }
 
-function sameChain(b: CapturedRequest, r: LlmRequest): boolean {
-  const t = chainOf(b.wire!.blocks);
-  return t !== null && r.tail !== null && t.sameHash(r.tail);
+/** Bodies in send order, taken from the front: a body taken elsewhere is skipped for good (taken only grows). */
+class BodyQueue {
+  private readonly list: CapturedRequest[] = [];
+  private at = 0;
+  push(b: CapturedRequest): void {
+    this.list.push(b);
+  }
+  /** The first body not in `taken`, or undefined. */
+  first(taken: Set<CapturedRequest>): CapturedRequest | undefined {
+    while (this.at < this.list.length && taken.has(this.list[this.at])) this.at++;
+    return this.list[this.at];
+  }
+}
+
+/**
+ * Pairs requests (send order, the sessions of one ref together) with captured bodies (send order)
+ * by rules 1 and 2 of the module comment: for each request with a response id, the first body
+ * not yet taken with that id; then for each request still without a body and with a chain, the
+ * first body not yet taken of the same model whose prefix hash equals its chain's.
+ * Indexed (response id → bodies, model → prefix hash → bodies), each body's chain built and hashed
+ * once, only when some request comes to rule 2: time linear in requests + body bytes. A scan of
+ * every body per request, each body chained and hashed again per candidate, was Θ(R·B) and
+ * Θ(R·U·bytes) with U bodies left unmatched (a failed attempt, a compaction call); the result is
+ * the same (test/unit/hosts/wire-match-indexed.test.ts).
+ * @param chains filled with the chain built for each body hashed for rule 2 (null: no blocks),
+ *   reused by the caller instead of building it again
+ * @returns the body of each matched request (each body at most once)
+ */
+export function matchRequests(requests: LlmRequest[], bodies: CapturedRequest[], chains = new Map<CapturedRequest, BlockNode | null>()): Map<LlmRequest, CapturedRequest> {
+  const bodyOf = new Map<LlmRequest, CapturedRequest>();
+  const taken = new Set<CapturedRequest>();
+  const byId = new Map<string, BodyQueue>();
+  for (const b of bodies) {
+    if (!b.responseId) continue;
+    let q = byId.get(b.responseId);
+    if (!q) byId.set(b.responseId, (q = new BodyQueue()));
+    q.push(b);
+  }
+  for (const r of requests) {
+    const b = r.responseId ? byId.get(r.responseId)?.first(taken) : undefined;
+    if (b) {
+      bodyOf.set(r, b);
+      taken.add(b);
+    }
+  }
+  let byHash: Map<string, Map<string, BodyQueue>> | null = null;
+  for (const r of requests) {
+    if (bodyOf.has(r) || !r.tail) continue;
+    if (!byHash) {
+      byHash = new Map();
+      for (const b of bodies) {
+        if (taken.has(b) || !b.wire) continue;
+        const t = chainOf(b.wire.blocks);
+        chains.set(b, t);
+        if (!t) continue;
+        let m = byHash.get(b.wire.model);
+        if (!m) byHash.set(b.wire.model, (m = new Map()));
+        let q = m.get(t.hashKey);
+        if (!q) m.set(t.hashKey, (q = new BodyQueue()));
+        q.push(b);
+      }
+    }
+    const b = byHash.get(r.model)?.get(r.tail.hashKey)?.first(taken);
+    if (b) {
+      bodyOf.set(r, b);
+      taken.add(b);
+    }
+  }
+  return bodyOf;
 }
 
 /**
@@ -231,7 +286,7 @@ function sameChain(b: CapturedRequest, r: LlmRequest): boolean {
  * compaction summary), carried over to the body's block at the same path. Only the head (tools,
  * system) is walked: its blocks are the chain's first, so this costs the head's length per request.
  */
-function fromBody(r: LlmRequest, b: CapturedRequest): LlmRequest {
+function fromBody(r: LlmRequest, b: CapturedRequest, built?: BlockNode | null): LlmRequest {
   if (!b.wire) return r;
   const origins = new Map<string, string>();
   for (let d = 1; r.tail && d <= r.tail.depth; d++) {
@@ -248,7 +303,7 @@ function fromBody(r: LlmRequest, b: CapturedRequest): LlmRequest {
   const req: LlmRequest = {
     ...r,
     evidence: 'wire',
-    tail: chainOf(b.wire.blocks),
+    tail: built !== undefined ? built : chainOf(b.wire.blocks),
     params: b.wire.params,
     notes: [`wire: ${basename(b.file)}`, ...(r.notes ?? []).filter((n) => !/computed, not recorded/.test(n))],
   };
