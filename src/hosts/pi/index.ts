@@ -9,6 +9,7 @@
  */
 import type { Session } from '../../core/model.js';
 import { piSessionId, readPiFile } from './read.js';
+import { releaseDeferred } from '../../memory.js';
 import { branchPoints, PiEncoder, reconstructRequests, transcriptEvents } from './normalize.js';
 import { wireRequests } from './wire.js';
 import { compactChains } from '../../core/wire.js';
@@ -44,6 +45,9 @@ export async function readPiSession(file: string, opts: ReadPiOptions = {}): Pro
   const read = await readPiFile(file);
   // The whole tree is known: the encoder keeps only the states a later request can start from.
   const recon = reconstructRequests(read, new PiEncoder({ branches: branchPoints(read.entries) }));
+  // A collection put off until this session was read runs here, while its entry tree and blocks
+  // are alive (memory.ts: V8 keeps the optimized code built on their maps), not after.
+  releaseDeferred();
   const diagnostics = [...read.diagnostics];
   let requests = recon.requests;
   if (opts.requestsDir) {

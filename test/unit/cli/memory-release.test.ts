@@ -2,11 +2,11 @@
  * src/memory.ts: between sessions, a heap that grew by more than 48 MiB of garbage since the
  * last collection there is collected (so the next session starts from the small live heap), and a
  * heap that did not grow is left alone; between sessions, garbage ArrayBuffers (external memory)
- * count with the heap.
+ * count with the heap; a collection due before a small session waits until that session is read.
  */
 import assert from 'node:assert/strict';
 import { getHeapStatistics } from 'node:v8';
-import { gcFunction, releaseBetweenSessions } from '../../../src/memory.js';
+import { gcFunction, releaseBetweenSessions, releaseDeferred } from '../../../src/memory.js';
 
 const used = () => getHeapStatistics().used_heap_size;
 const MiB = 1024 * 1024;
@@ -80,5 +80,29 @@ describe('releasing memory between sessions', () => {
     assert.equal(releaseBetweenSessions({ bytes: 16 * MiB, largest: 16 * MiB }), true, 'before the largest session: 8 MiB of garbage buffers are more than the 4 MiB floor');
     assert.equal(releaseBetweenSessions('idle'), false, 'nothing since: no collection');
   });
+  it('a collection due before a small session waits until it is read (releaseDeferred, or the next call without a session); before a large one it runs at once', () => {
+    const largest = 8 * MiB;
+    // ~36 MiB of garbage: more than a small session may meet beside the largest's peak (4 × ~7.9
+    // MiB = ~31.6 MiB), less than GROWTH (48 MiB), so only the deferred decision collects it.
+    const drop = () => {
+      releaseBetweenSessions('idle');
+      const before = used();
+      let garbage: string[][] | null = Array.from({ length: 12 }, (_, i) => Array.from({ length: 16 * 1024 }, (_, j) => `${i}:${j}:${'x'.repeat(40)}`));
+      assert.ok(garbage.length === 12);
+      garbage = null;
+      const grown = (used() - before) / MiB;
+      assert.ok(grown > 32 && grown < 48, `heap grew ${grown.toFixed(0)} MiB`);
+    };
+    drop();
+    assert.equal(releaseBetweenSessions({ bytes: 100 * 1024, largest }), false, 'put off: the session is not read yet');
+    assert.equal(releaseDeferred(), true, 'once it is read');
+    assert.equal(releaseDeferred(), false, 'nothing put off any more');
+    drop();
+    assert.equal(releaseBetweenSessions({ bytes: 100 * 1024, largest }), false);
+    assert.equal(releaseBetweenSessions(), true, 'the next plain call decides as the deferred one would have');
+    drop();
+    assert.equal(releaseDeferred(), false, 'nothing was put off: the reader does not collect by itself');
+    // A session of 13 MiB (its peak, 4 × 13 MiB, is over 48 MiB) starts on a collected heap.
+    assert.equal(releaseBetweenSessions({ bytes: 13 * MiB, largest: 16 * MiB }), true);
+  });
 });
-
