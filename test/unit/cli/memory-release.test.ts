@@ -11,6 +11,20 @@ import { gcFunction, releaseBetweenSessions, releaseDeferred } from '../../../sr
 const used = () => getHeapStatistics().used_heap_size;
 const MiB = 1024 * 1024;
 
+/**
+ * Makes `arrays` × 16 Ki strings (~3 MiB of heap each; the size of a session's objects), drops
+ * them and returns by how much the heap grew (MiB), checked to lie in `range`.
+ */
+function dropGarbage(arrays: number, range: [number, number]): number {
+  const before = used();
+  let garbage: string[][] | null = Array.from({ length: arrays }, (_, i) => Array.from({ length: 16 * 1024 }, (_, j) => `${i}:${j}:${'x'.repeat(40)}`));
+  assert.ok(garbage.length === arrays);
+  garbage = null;
+  const grown = (used() - before) / MiB;
+  assert.ok(grown > range[0] && grown < range[1], `heap grew ${grown.toFixed(0)} MiB`);
+  return grown;
+}
+
 describe('releasing memory between sessions', () => {
   it('collects ~64 MiB of garbage a finished session left, and does nothing right after', () => {
     releaseBetweenSessions();
@@ -29,14 +43,7 @@ describe('releasing memory between sessions', () => {
   it('before a session as large as the largest one, ~30 MiB of garbage is collected; before a small one it is not; an idle thread keeps less than 4 MiB', () => {
     releaseBetweenSessions();
     const largest = 16 * MiB;
-    const drop = () => {
-      const before = used();
-      let garbage: string[][] | null = Array.from({ length: 10 }, (_, i) => Array.from({ length: 16 * 1024 }, (_, j) => `${i}:${j}:${'x'.repeat(40)}`));
-      assert.ok(garbage.length === 10);
-      garbage = null;
-      const grown = (used() - before) / MiB;
-      assert.ok(grown > 8 && grown < 48, `heap grew ${grown.toFixed(0)} MiB`);
-    };
+    const drop = () => dropGarbage(10, [8, 48]);
     drop();
     // A small session leaves ~16 MiB to the largest: 4 bytes of heap per byte, up to 48 MiB, may stay.
     assert.equal(releaseBetweenSessions({ bytes: 100 * 1024, largest }), false);
@@ -86,12 +93,7 @@ describe('releasing memory between sessions', () => {
     // MiB = ~31.6 MiB), less than GROWTH (48 MiB), so only the deferred decision collects it.
     const drop = () => {
       releaseBetweenSessions('idle');
-      const before = used();
-      let garbage: string[][] | null = Array.from({ length: 12 }, (_, i) => Array.from({ length: 16 * 1024 }, (_, j) => `${i}:${j}:${'x'.repeat(40)}`));
-      assert.ok(garbage.length === 12);
-      garbage = null;
-      const grown = (used() - before) / MiB;
-      assert.ok(grown > 32 && grown < 48, `heap grew ${grown.toFixed(0)} MiB`);
+      dropGarbage(12, [32, 48]);
     };
     drop();
     assert.equal(releaseBetweenSessions({ bytes: 100 * 1024, largest }), false, 'put off: the session is not read yet');
