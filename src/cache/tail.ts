@@ -55,6 +55,7 @@ import type { Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { ChainWriter, nodeAt, readChains, type StoredNode } from '../core/tailstate.js';
 import { compactChains } from '../core/wire.js';
+import { LineSplitter } from '../hosts/linesplit.js';
 import { checkSessionNumbers, MAX_DIAGNOSTICS } from '../hosts/numbers.js';
 import { NeedsFullRead, PiLiveSession, type PiTailState } from '../hosts/pi/live.js';
 import { HeaderSchema } from '../hosts/pi/schema.js';
@@ -536,8 +537,9 @@ export async function blockReport(out: CachedOutput, index: number, requests: nu
   let cur: string[] = [];
   let phase = 'head' as 'head' | 'requests' | 'rest';
   try {
-    await copyBlock(out, index, (text) => {
-      for (const line of text.split('\n')) {
+    const splitter = new LineSplitter();
+    await copyBlock(out, index, () => {}, (bytes) => {
+      for (const { text: line } of splitter.push(bytes)) {
         if (phase === 'requests') {
           const close = REQUESTS_CLOSE.exec(line);
           if (close && !cur.length) {

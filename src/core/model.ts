@@ -155,6 +155,11 @@ export interface Diagnostic {
   line: number;
   message: string;
   severity: 'error' | 'warning' | 'info';
+  /**
+   * Set on the summary of a file's bad lines a reader only counted (hosts/numbers.ts LineProblems,
+   * past MAX_DIAGNOSTICS): how many lines it stands for, and the last of them (`line` is the first).
+   */
+  counted?: { lines: number; last: number };
 }
 
 /** Where a request came from in the host's files. */

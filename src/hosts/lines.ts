@@ -2,81 +2,18 @@
  * Streaming line reader for JSONL transcripts, shared by every JSONL host reader.
  *
  * Reads the file in chunks (`fs.createReadStream`), never as one string: only the current line is
- * held in memory. Lines are split on LF; a CR before the LF (CRLF files) is dropped; a UTF-8 BOM at
- * the start of the file is dropped; a last line without a newline is still yielded (with
- * `eol: false`), since hosts append line by line and a reader may catch a line half written.
- * Bytes are decoded as UTF-8 per whole line, so multi-byte characters split across chunks are safe;
- * a line whose bytes are not valid UTF-8 (decoded with U+FFFD in their place) is marked
- * (`invalidUtf8`), for a warning at its line: only lines whose text holds a U+FFFD are checked.
+ * held in memory. The chunks go through the one line splitter (linesplit.ts: LF and CRLF, a BOM
+ * dropped, a last line without newline yielded with `eol: false`, UTF-8 decoded per whole line,
+ * invalid UTF-8 marked for a warning at its line).
  * Only a regular file is read (files.ts: a FIFO, socket, directory or device is refused), and only
  * up to its size when opened: a file that keeps growing ends there.
  */
 import { openRegular } from './files.js';
 import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
+import { LineSplitter, type Line } from './linesplit.js';
 
-/** One line of a text file. */
-export interface Line {
-  /** 1-based line number. */
-  line: number;
-  /** The line's text without its line terminator (LF or CRLF). Empty when `oversized` is set. */
-  text: string;
-  /** False for a last line that ends at end of file without a newline (possibly still being written). */
-  eol: boolean;
-  /** Set when the line was longer than `maxLineBytes`: its length in bytes; `text` is then empty. */
-  oversized?: number;
-  /** Byte offset in the file just after the line (after its LF; at end of data when `eol` is false). */
-  end?: number;
-  /**
-   * Set when the line's bytes are not valid UTF-8: the 0-based byte offset in the line of the first
-   * invalid sequence (`text` holds U+FFFD in place of each, as TextDecoder replaces them).
-   */
-  invalidUtf8?: number;
-  /**
-   * Only from readJsonLineBatches' reading: the bytes `text` was decoded from (without the line
-   * terminator and a first line's BOM). A view of the read buffer: copy what is kept.
-   */
-  bytes?: Uint8Array;
-}
-
-/**
- * Byte offset of the first ill-formed UTF-8 sequence in `b` (the Unicode Standard's table 3-7 of
- * well-formed byte sequences: no overlong forms, no surrogates, nothing above U+10FFFF), or -1.
- */
-export function firstInvalidUtf8(b: Uint8Array): number {
-  for (let i = 0; i < b.length; ) {
-    const c = b[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    let n: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c === 0xe0) lo = 0xa0;
-      else if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c === 0xf0) lo = 0x90;
-      else if (c === 0xf4) hi = 0x8f;
-    } else return i;
-    if (i + n >= b.length) return i;
-    if (b[i + 1] < lo || b[i + 1] > hi) return i;
-    for (let k = 2; k <= n; k++) if ((b[i + k] & 0xc0) !== 0x80) return i;
-    i += n + 1;
-  }
-  return -1;
-}
-
-/** Where a line's text holds U+FFFD, the offset of its first invalid UTF-8 byte sequence, else undefined (a real U+FFFD is valid). */
-export function invalidUtf8At(text: string, bytes: Uint8Array): number | undefined {
-  if (!text.includes('\uFFFD')) return undefined;
-  const at = firstInvalidUtf8(bytes);
-  return at < 0 ? undefined : at;
-}
+export { firstInvalidUtf8, invalidUtf8At, LineSplitter, splitLines, type Line } from './linesplit.js';
 
 /** The warning for a line whose bytes are not valid UTF-8 (`at`: Line.invalidUtf8). */
 export function invalidUtf8Warning(file: string, line: number, at: number): Diagnostic {
@@ -101,9 +38,6 @@ export interface ReadLinesOptions {
   /** Number of the first line read (default 1), for reads that continue at `start`. */
   firstLine?: number;
 }
-
-const LF = 0x0a;
-const CR = 0x0d;
 
 /**
  * Yields the lines of a file in order.
@@ -136,65 +70,13 @@ async function* lineBatches(file: string, opts: ReadLinesOptions, keepBytes: boo
   }
   // The stream closes the handle when it ends or is destroyed (autoClose).
   const stream = handle.createReadStream({ start: from, end: size - 1, highWaterMark: opts.chunkBytes ?? 64 * 1024 });
-  const decoder = new TextDecoder('utf-8');
-  let parts: Buffer[] = [];
-  let partBytes = 0;
-  let dropping = false;
-  let lineNo = (opts.firstLine ?? 1) - 1;
-  let first = from === 0;
-  /** File offset of the current chunk's first byte. */
-  let base = from;
-
-  const finish = (last: Buffer, eol: boolean, end: number): Line => {
-    lineNo++;
-    if (dropping || partBytes + last.length > maxLineBytes) {
-      const size = partBytes + last.length;
-      parts = [];
-      partBytes = 0;
-      dropping = false;
-      return { line: lineNo, text: '', eol, oversized: size, end };
-    }
-    let buf = parts.length === 0 ? last : Buffer.concat([...parts, last]);
-    parts = [];
-    partBytes = 0;
-    if (buf.length > 0 && buf[buf.length - 1] === CR) buf = buf.subarray(0, buf.length - 1);
-    if (first) {
-      first = false;
-      if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3);
-    }
-    const text = decoder.decode(buf);
-    const bad = invalidUtf8At(text, buf);
-    if (bad !== undefined) return { line: lineNo, text, eol, end, invalidUtf8: bad };
-    return keepBytes ? { line: lineNo, text, eol, end, bytes: buf } : { line: lineNo, text, eol, end };
-  };
-
+  const splitter = new LineSplitter({ maxLineBytes, start: from, firstLine: opts.firstLine, keepBytes });
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    let start = 0;
-    const batch: Line[] = [];
-    for (;;) {
-      const nl = chunk.indexOf(LF, start);
-      if (nl < 0) break;
-      batch.push(finish(chunk.subarray(start, nl), true, base + nl + 1));
-      start = nl + 1;
-    }
+    const batch = splitter.push(chunk);
     if (batch.length > 0) yield batch;
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      partBytes += rest.length;
-      if (dropping || partBytes > maxLineBytes) {
-        dropping = true;
-        parts = [];
-      } else {
-        // Copy: the stream may reuse its buffers.
-        parts.push(Buffer.from(rest));
-      }
-    }
-    base += chunk.length;
   }
-  if (partBytes > 0) {
-    // The pending bytes (kept in `parts`, or only counted when dropping) form the last line.
-    yield [finish(Buffer.alloc(0), false, size)];
-  }
+  const last = splitter.end();
+  if (last.length > 0) yield last;
 }
 
 /**

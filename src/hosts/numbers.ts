@@ -79,7 +79,8 @@ export const MAX_DIAGNOSTICS = 1000;
 /**
  * Keeps the first `max` diagnostics of a session; every later one is counted in one summary
  * diagnostic per file (severity = the worst folded, line = the first folded line), so that a file
- * of a million bad lines gives a report of bounded size. Modifies `session.diagnostics` in place.
+ * of a million bad lines gives a report of bounded size. A reader's summary of lines it only
+ * counted (LineProblems) counts as those lines. Modifies `session.diagnostics` in place.
  */
 export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Session {
   const all = session.diagnostics;
@@ -88,12 +89,15 @@ export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Sessio
   const folded = new Map<string, { first: number; last: number; count: number; severity: Diagnostic['severity'] }>();
   for (let i = max; i < all.length; i++) {
     const d = all[i];
+    // A reader's summary of lines it only counted (LineProblems) folds as the lines it stands for.
+    const count = d.counted?.lines ?? 1;
+    const last = d.counted?.last ?? d.line;
     const f = folded.get(d.file);
-    if (!f) folded.set(d.file, { first: d.line, last: d.line, count: 1, severity: d.severity });
+    if (!f) folded.set(d.file, { first: d.line, last, count, severity: d.severity });
     else {
       f.first = Math.min(f.first, d.line);
-      f.last = Math.max(f.last, d.line);
-      f.count++;
+      f.last = Math.max(f.last, last);
+      f.count += count;
       if (rank[d.severity] > rank[f.severity]) f.severity = d.severity;
     }
   }
@@ -108,3 +112,67 @@ export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Sessio
   }
   return session;
 }
+
+/**
+ * A reader's diagnostics of one file's bad lines, bounded: the first `max` (default
+ * MAX_DIAGNOSTICS) are pushed to `out` one by one; later ones are only counted, without building
+ * their message or object, and `close()` pushes one summary for them (at the first counted line,
+ * severity the worst counted, `counted` set), which foldDiagnostics folds as the lines it stands
+ * for: a session's report is the same as if every diagnostic had been built and then folded.
+ */
+export class LineProblems {
+  private listed = 0;
+  private count = 0;
+  private first = 0;
+  private last = 0;
+  private severity: Diagnostic['severity'] = 'info';
+
+  constructor(
+    private readonly out: Diagnostic[],
+    private readonly file: string,
+    private readonly max = MAX_DIAGNOSTICS,
+  ) {}
+
+  /** True while diagnostics are still listed one by one: a costly message is only worth building then. */
+  get listing(): boolean {
+    return this.listed < this.max;
+  }
+
+  /** A bad line's diagnostic; `message` may be a function, called only while listing. */
+  add(line: number, severity: Diagnostic['severity'], message: string | (() => string)): void {
+    if (this.listing) {
+      this.listed++;
+      this.out.push({ file: this.file, line, severity, message: typeof message === 'string' ? message : message() });
+    } else this.countLine(line, severity);
+  }
+
+  /** A diagnostic built already (a parse failure, a line's warnings): listed or counted as add. */
+  push(d: Diagnostic): void {
+    if (this.listing) {
+      this.listed++;
+      this.out.push(d);
+    } else this.countLine(d.line, d.severity);
+  }
+
+  private countLine(line: number, severity: Diagnostic['severity']): void {
+    if (this.count === 0 || line < this.first) this.first = line;
+    if (this.count === 0 || line > this.last) this.last = line;
+    this.count++;
+    if (RANK[severity] > RANK[this.severity]) this.severity = severity;
+  }
+
+  /** Pushes the summary of the counted lines, if any ("N more bad lines not listed, lines a–b"); once, after the file. */
+  close(): void {
+    if (this.count === 0) return;
+    this.out.push({
+      file: this.file,
+      line: this.first,
+      severity: this.severity,
+      message: `${this.count} more bad line(s) not listed, lines ${this.first}–${this.last} (the first ${this.max} of this file are)`,
+      counted: { lines: this.count, last: this.last },
+    });
+    this.count = 0;
+  }
+}
+
+const RANK = { info: 0, warning: 1, error: 2 } as const;

@@ -4,6 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { openRegular } from './files.js';
+import { LineSplitter } from './linesplit.js';
 
 /** Bytes read at each end of a file for discovery. */
 export const PEEK_BYTES = 16 * 1024;
@@ -20,14 +21,15 @@ export async function readAt(file: string, pos: number, len: number): Promise<Bu
   }
 }
 
-/** Complete lines of a window (a tail window's partial first line and a partial last line dropped). */
-export function windowLines(buf: Buffer, fromStart: boolean, toEnd: boolean): string[] {
-  let text = buf.toString('utf8');
-  if (fromStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const lines = text.split('\n');
+/**
+ * Complete lines of a window (linesplit.ts: CRLF, a BOM at the file's start dropped), without a
+ * tail window's partial first line (`fromStart` false) and without a last line that has no newline
+ * (cut by the window, or still being written: the splitter's end() is not called).
+ */
+export function windowLines(buf: Buffer, fromStart: boolean): string[] {
+  const lines = new LineSplitter().push(buf).map((l) => l.text);
   if (!fromStart) lines.shift();
-  if (!toEnd || !text.endsWith('\n')) lines.pop();
-  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  return lines;
 }
 
 /** A line as a JSON object, or undefined. */
@@ -42,10 +44,10 @@ export function objectOf(line: string): Record<string, unknown> | undefined {
 
 /** The head window's complete lines and, for a file longer than the window, the tail window's. */
 export async function peekLines(file: string, size: number, bytes = PEEK_BYTES): Promise<{ head: string[]; tail: string[] }> {
-  const head = windowLines(await readAt(file, 0, Math.min(size, bytes)), true, size <= bytes);
+  const head = windowLines(await readAt(file, 0, Math.min(size, bytes)), true);
   if (size <= bytes) return { head, tail: [] };
   const pos = Math.max(bytes, size - bytes);
-  return { head, tail: windowLines(await readAt(file, pos, size - pos), false, true) };
+  return { head, tail: windowLines(await readAt(file, pos, size - pos), false) };
 }
 
 /** A regular, non-empty file's stat and its peeked lines (peekLines). */

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { openRegular } from '../files.js';
+import { LineSplitter, type Line } from '../linesplit.js';
 import { nextLinesAre, objectOf as parse } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
@@ -59,27 +60,37 @@ export async function peekDshLog(file: string, decodedBudget = PEEK_DECODED_BYTE
   } finally {
     await handle.close();
   }
-  let text = '';
+  // The head's lines (linesplit.ts, as the full read splits them): of every frame that decodes, or
+  // of the plain bytes, a partial last line dropped when the file goes on past the window.
+  const splitter = new LineSplitter();
+  const lines: string[] = [];
+  const take = (ls: Line[]) => {
+    for (const l of ls) lines.push(l.text);
+  };
   if (isZstd(buf)) {
     let budget = decodedBudget;
     for (let pos = 0; pos < buf.length; ) {
       const f = frameEnd(buf, pos);
       if (f.kind !== 'frame') break;
       if (!f.skippable) {
-        const r = decodeFrame(buf.subarray(pos, f.end), f, budget);
+        const before = splitter.mark();
+        const frameLines: Line[] = [];
+        const r = decodeFrame(buf.subarray(pos, f.end), f, budget, (chunk) => {
+          for (const l of splitter.push(chunk)) frameLines.push(l);
+        });
         // A frame that fails or passes the budget is passed over (the full read reports it).
         if (r.kind === 'ok') {
-          budget -= r.out.length;
-          text += Buffer.from(r.out.buffer, r.out.byteOffset, r.out.length).toString('utf8');
-        }
+          budget -= r.bytes;
+          take(frameLines);
+        } else splitter.restore(before);
       }
       pos = f.end;
     }
+    take(splitter.end());
   } else {
-    text = buf.toString('utf8');
-    if (size > buf.length) text = text.slice(0, text.lastIndexOf('\n') + 1);
+    take(splitter.push(buf));
+    if (size <= buf.length) take(splitter.end());
   }
-  const lines = text.split('\n');
   const h = lines[0] !== undefined ? parse(lines[0]) : undefined;
   const header = h ? DshHeaderSchema.safeParse(h) : undefined;
   const peek: DshPeek = { header: header?.success ? header.data : null, eventsAfterDamagedHeader: false, title: null, firstPrompt: null };

@@ -17,7 +17,7 @@
 import { Decompress, decompress } from 'fzstd';
 import type { Diagnostic } from '../../core/model.js';
 import { openRegular } from '../files.js';
-import { invalidUtf8At } from '../lines.js';
+import { LineSplitter, type Line } from '../linesplit.js';
 
 /** Zstandard frame magic number, little-endian (RFC 8878 §3.1.1). */
 const ZSTD_MAGIC = 0xfd2fb528;
@@ -130,7 +130,8 @@ export type FrameInfo = Extract<FrameEnd, { kind: 'frame' }>;
 
 /** What decoding one frame gave. */
 export type FrameDecode =
-  | { kind: 'ok'; out: Uint8Array }
+  /** `out`: the decoded bytes; with a `sink` (decodeFrame), empty and `bytes` their count. */
+  | { kind: 'ok'; out: Uint8Array; bytes: number }
   /** Not decoded, or stopped: it would exceed the limit. `detail` says by what. */
   | { kind: 'refused'; detail: string }
   /** fzstd failed on it (`detail`: its message). */
@@ -164,8 +165,11 @@ const OVER_BUDGET = new Error('over budget');
  *   further back than the bytes it decodes, at most `maxContent`), so a small frame declaring a
  *   huge window neither allocates it nor shifts it per block; a frame whose blocks × window exceed
  *   MAX_WINDOW_WORK is refused.
+ * With `sink`, the decoded bytes go to it as they come (fzstd's output chunks, each a buffer of
+ * its own; a frame with a content size in one chunk) instead of being joined into `out`: a caller
+ * that takes them back when the result is not `ok` sees only what a decode without sink returns.
  */
-export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number): FrameDecode {
+export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number, sink?: (chunk: Uint8Array) => void): FrameDecode {
   if (f.maxContent > limit || (f.contentSize ?? 0) > limit) return { kind: 'refused', detail: `decodes to ${f.contentSize ?? `up to ${f.maxContent}`} bytes (limit ${limit})` };
   if (f.contentSize !== null) {
     let out: Uint8Array;
@@ -174,7 +178,10 @@ export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number): Fra
     } catch (e) {
       return { kind: 'failed', detail: e instanceof Error ? e.message : String(e) };
     }
-    return out.length === f.contentSize ? { kind: 'ok', out } : { kind: 'size', decoded: out.length };
+    if (out.length !== f.contentSize) return { kind: 'size', decoded: out.length };
+    if (!sink) return { kind: 'ok', out, bytes: out.length };
+    sink(out);
+    return { kind: 'ok', out: new Uint8Array(0), bytes: out.length };
   }
   let input = bytes;
   let window = f.window ?? f.maxContent;
@@ -190,7 +197,8 @@ export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number): Fra
   const d = new Decompress((chunk) => {
     total += chunk.length;
     if (total > limit) throw OVER_BUDGET;
-    parts.push(chunk);
+    if (sink) sink(chunk);
+    else parts.push(chunk);
   });
   try {
     d.push(input, true);
@@ -198,14 +206,15 @@ export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number): Fra
     if (e === OVER_BUDGET) return { kind: 'refused', detail: `decodes to more than ${limit} bytes (stopped at the limit)` };
     return { kind: 'failed', detail: e instanceof Error ? e.message : String(e) };
   }
-  if (parts.length === 1) return { kind: 'ok', out: parts[0] };
+  if (sink) return { kind: 'ok', out: new Uint8Array(0), bytes: total };
+  if (parts.length === 1) return { kind: 'ok', out: parts[0], bytes: total };
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {
     out.set(p, at);
     at += p.length;
   }
-  return { kind: 'ok', out };
+  return { kind: 'ok', out, bytes: total };
 }
 
 /** Next offset at or after `from` where a zstd frame magic starts, or -1. */
@@ -231,43 +240,17 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
   /** File offset of buf[0]. */
   let base = 0;
   let frame = 0;
-  let lineNo = 0;
-  /** A line split across frames (a batch always ends with a newline, but a writer may differ). */
-  let carry = '';
-  /** The bytes of `carry` (kept for the UTF-8 check of a line containing U+FFFD). */
-  let carryBytes: Uint8Array = new Uint8Array(0);
-  const decoder = new TextDecoder('utf-8');
+  /**
+   * The decompressed log's lines: frames' output chunks go straight in (a line may span chunks and
+   * frames). A frame's lines are given only once it decoded whole (a damaged frame's are taken back).
+   */
+  const splitter = new LineSplitter();
   const diag = (severity: Diagnostic['severity'], message: string) =>
-    diagnostics.push({ file, line: lineNo + 1, severity, message });
-
-  const linesOf = function* (out: Uint8Array, f: number): Generator<LogLine> {
-    const text = decoder.decode(out);
-    const all = carry + text;
-    const parts = all.split('\n');
-    const checked = all.includes('\uFFFD');
-    // The bytes of each part, only when a U+FFFD may stand for invalid bytes (LF never occurs inside a UTF-8 sequence).
-    let bytes = checked ? (carryBytes.length ? Buffer.concat([carryBytes, out]) : out) : null;
-    carry = parts.pop() ?? '';
-    let lastNl = -1;
-    for (let i = out.length - 1; i >= 0; i--) {
-      if (out[i] === 0x0a) {
-        lastNl = i;
-        break;
-      }
-    }
-    // A copy (slice), so a frame's buffer is not kept alive by its last few bytes.
-    carryBytes = lastNl < 0 ? Buffer.concat([carryBytes, out]) : lastNl === out.length - 1 ? new Uint8Array(0) : out.slice(lastNl + 1);
-    for (const p of parts) {
-      lineNo++;
-      const line: LogLine = { line: lineNo, text: p.endsWith('\r') ? p.slice(0, -1) : p, frame: f };
-      if (bytes) {
-        const nl = bytes.indexOf(0x0a);
-        const bad = invalidUtf8At(p, bytes.subarray(0, nl));
-        if (bad !== undefined) line.invalidUtf8 = bad;
-        bytes = bytes.subarray(nl + 1);
-      }
-      yield line;
-    }
+    diagnostics.push({ file, line: splitter.lines + 1, severity, message });
+  const logLine = (l: Line, f: number): LogLine => {
+    const line: LogLine = { line: l.line, text: l.text, frame: f };
+    if (l.invalidUtf8 !== undefined) line.invalidUtf8 = l.invalidUtf8;
+    return line;
   };
 
   /** Decodes every complete frame in buf; keeps the rest. `eof`: no more bytes will come. */
@@ -302,7 +285,12 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
       if (f.skippable) continue;
       const index = frame++;
       // Bounded before and while decoding: a small frame of RLE blocks can expand ~32,000-fold.
-      const r = decodeFrame(bytes, f, limit);
+      const before = splitter.mark();
+      const lines: Line[] = [];
+      const r = decodeFrame(bytes, f, limit, (chunk) => {
+        for (const l of splitter.push(chunk)) lines.push(l);
+      });
+      if (r.kind !== 'ok') splitter.restore(before);
       if (r.kind === 'refused') {
         diag('error', `zstd frame #${index} at byte ${at} ${r.detail}; skipped`);
         continue;
@@ -315,8 +303,7 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
         diag('error', `corrupt zstd frame #${index} at byte ${at}: decoded ${r.decoded} bytes, its header declares ${f.contentSize}; its lines are not read`);
         continue;
       }
-      const out = r.out;
-      yield* linesOf(out, index);
+      for (const l of lines) yield logLine(l, index);
     }
     buf = buf.subarray(pos);
     base += pos;
@@ -332,12 +319,7 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
     }
   }
   yield* drain(true);
-  if (carry) {
-    lineNo++;
-    const bad = invalidUtf8At(carry, carryBytes);
-    yield bad === undefined ? { line: lineNo, text: carry, frame: frame - 1 } : { line: lineNo, text: carry, frame: frame - 1, invalidUtf8: bad };
-    carry = '';
-  }
+  for (const l of splitter.end()) yield logLine(l, frame - 1);
 }
 
 /** True when a file starts with the zstd frame magic (the caller read at least 4 bytes). */

@@ -6,6 +6,7 @@
  */
 import { readJsonLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
+import { LineProblems } from '../numbers.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump } from '../../core/own.js';
 import { CompactedSchema, LineSchema, ResponseItemSchema, SessionMetaSchema, TokenCountSchema, TokenUsageRecordSchema, TurnContextSchema, type SessionMeta, type TokenUsage } from './schema.js';
@@ -37,15 +38,17 @@ export interface CxRead {
  */
 export async function readCodexFile(file: string, maxLines = Infinity): Promise<CxRead> {
   const out: CxRead = { file, meta: null, metaLine: 0, recs: [], diagnostics: [], ignored: {}, legacy: false };
-  const warn = (line: number, message: string) => out.diagnostics.push({ file, line, severity: 'warning', message });
+  // Bad lines past MAX_DIAGNOSTICS are only counted (a million of them must not cost a million messages).
+  const problems = new LineProblems(out.diagnostics, file);
+  const warn = (line: number, message: string | (() => string)) => problems.add(line, 'warning', message);
   try {
     for await (const r of readJsonLines(file)) {
       if (r.line > maxLines) break;
       if ('diagnostic' in r) {
-        out.diagnostics.push(r.diagnostic);
+        problems.push(r.diagnostic);
         continue;
       }
-      if (r.warnings) out.diagnostics.push(...r.warnings);
+      if (r.warnings) for (const w of r.warnings) problems.push(w);
       const o = r.value as Record<string, unknown>;
       if (!o || typeof o !== 'object' || Array.isArray(o)) {
         warn(r.line, 'line is not a JSON object; skipped');
@@ -63,15 +66,14 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
             continue;
           }
         }
-        const it = ResponseItemSchema.safeParse(o);
-        if (out.legacy && it.success) out.recs.push({ line: r.line, type: 'item', item: o });
-        else warn(r.line, `not a Codex rollout line (${l.success ? 'no payload' : describeIssues(l.error)}); skipped`);
+        if (out.legacy && ResponseItemSchema.safeParse(o).success) out.recs.push({ line: r.line, type: 'item', item: o });
+        else warn(r.line, () => `not a Codex rollout line (${l.success ? 'no payload' : describeIssues(l.error)}); skipped`);
         continue;
       }
       const { type, payload, timestamp: time } = l.data;
       const p = payload as Record<string, unknown>;
       const bad = (e: { error: Parameters<typeof describeIssues>[0] }) => {
-        warn(r.line, `${type} line does not match Codex's format (${describeIssues(e.error)}); skipped`);
+        warn(r.line, () => `${type} line does not match Codex's format (${describeIssues(e.error)}); skipped`);
         bump(out.ignored, type);
       };
       switch (type) {
@@ -126,6 +128,7 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
   } catch (e) {
     out.diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read rollout: ${e instanceof Error ? e.message : String(e)}` });
   }
+  problems.close();
   if (!out.meta) out.diagnostics.push({ file, line: 1, severity: 'warning', message: `no session_meta line: instructions unknown, session id from the file name: ${codexIdOfFile(file)}` });
   return out;
 }

@@ -9,6 +9,7 @@
  * long session is only known after analysis.
  */
 import { stat } from 'node:fs/promises';
+import { splitLines } from '../linesplit.js';
 import { objectOf as parse, PEEK_BYTES, readAt, windowLines } from '../peek.js';
 import { basename, dirname } from 'node:path';
 import type { Claim, SessionRef } from '../registry.js';
@@ -55,13 +56,12 @@ function isBlank(b: Uint8Array): boolean {
  */
 export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
   const head = await readAt(file, 0, Math.min(size, PEEK_BYTES));
-  const headLines = windowLines(head, true, size <= PEEK_BYTES);
+  const headLines = windowLines(head, true);
   // A header line longer than the window: read it alone, up to 64 KiB.
   let first = headLines[0];
   if (first === undefined && size > 0) {
     const wide = await readAt(file, 0, Math.min(size, 64 * 1024));
-    const nl = wide.indexOf(0x0a);
-    first = wide.subarray(0, nl < 0 ? wide.length : nl).toString('utf8').replace(/^\uFEFF/, '').replace(/\r$/, '');
+    first = splitLines(wide)[0]?.text;
   }
   const h = first === undefined ? undefined : parse(first);
   const parsed = h ? HeaderSchema.safeParse(h) : undefined;
@@ -82,7 +82,7 @@ export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
   scan(headLines.slice(1));
   if (size > PEEK_BYTES) {
     const pos = Math.max(PEEK_BYTES, size - PEEK_BYTES);
-    scan(windowLines(await readAt(file, pos, size - pos), false, true));
+    scan(windowLines(await readAt(file, pos, size - pos), false));
   }
   return {
     header: parsed?.success ? { id: parsed.data.id, cwd: parsed.data.cwd } : null,

@@ -24,6 +24,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, fileErrorText, readRegularText, readRegularFile } from '../files.js';
+import { splitLines } from '../linesplit.js';
 import { readMetaObject } from '../meta.js';
 import { bodyFiles, noBodiesDiagnostic, sourceLabel, type RequestSource } from '../wirematch.js';
 import { depthMessage, parseBounded } from '../../core/depth.js';
@@ -112,22 +113,22 @@ async function readIndex(dir: string, diagnostics: Diagnostic[]): Promise<Map<st
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') diagnostics.push({ file, line: 1, severity: 'warning', message: `index ignored: ${fileErrorText(e)}` });
     return out;
   }
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
+  for (const { line: n, text: line } of splitLines(text)) {
+    if (!line.trim()) continue;
     try {
       const { value, cut } = parseBounded(line);
-      if (cut) diagnostics.push({ file, line: i + 1, severity: 'warning', message: depthMessage(cut) });
+      if (cut) diagnostics.push({ file, line: n, severity: 'warning', message: depthMessage(cut) });
       if (!value || typeof value !== 'object' || Array.isArray(value)) {
-        diagnostics.push({ file, line: i + 1, severity: 'warning', message: 'index line is not an object; ignored' });
-        return;
+        diagnostics.push({ file, line: n, severity: 'warning', message: 'index line is not an object; ignored' });
+        continue;
       }
       const o = value as Record<string, unknown>;
       if (typeof o.file === 'string') out.set(o.file, o);
       if (typeof o.n === 'number') out.set(String(o.n), o);
     } catch {
-      diagnostics.push({ file, line: i + 1, severity: 'warning', message: 'index line is not JSON; ignored' });
+      diagnostics.push({ file, line: n, severity: 'warning', message: 'index line is not JSON; ignored' });
     }
-  });
+  }
   return out;
 }
 
