@@ -8,12 +8,14 @@
  *  - file-per-session hosts: size and mtime of the file, and SHA-256 of its first and last 64 KiB
  *    (a rewrite that keeps size and mtime, e.g. a restored backup, still misses);
  *  - sessions inside a shared database (OpenCode): the ref's `stamp`;
- *  - hosts the capture join applies to: the capture folders' stamp (capturestamp.ts).
+ *  - hosts the capture join applies to: the capture folders' stamp (capturestamp.ts);
+ *  - a Codex fork (SessionRef.baseThread): its parent rollout's stamp (codex/locate.ts codexBaseStamp).
  */
 import type { BinaryLike } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs, homeDir } from '../hosts/capturestamp.js';
+import { codexBaseStamp } from '../hosts/codex/locate.js';
 import type { SessionRef } from '../hosts/registry.js';
 
 /** Bumped whenever the entry layout changes. */
@@ -92,6 +94,11 @@ export interface Identity {
   tail: string | null;
   /** What the capture join looked at (capturestamp.ts captureStamp): new captured bodies invalidate the entry. */
   captures: string | null;
+  /**
+   * A Codex fork's parent rollout as it is now (codex/locate.ts codexBaseStamp: path, size,
+   * mtime, or `absent`): the fork reads its first lines. Null for every other ref.
+   */
+  base: string | null;
 }
 
 /** One buffer for every content check of this thread (the check is synchronous: never shared between two). */
@@ -150,7 +157,12 @@ function readFull(fd: number, buf: Buffer, pos: number): number {
 }
 
 /** What identityOf reads of a ref (a run manifest stores these, src/cli/warm.ts). */
-export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' | 'mtimeMs' | 'parentId' | 'stamp' | 'startMs'>;
+export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' | 'mtimeMs' | 'parentId' | 'stamp' | 'startMs' | 'baseThread'>;
+
+/** Identity.base of a ref: its parent rollout's stamp for a Codex fork, else null. */
+function baseStamp(ref: RefIdentityFields): Promise<string | null> | null {
+  return ref.host === 'codex' && typeof ref.baseThread === 'string' ? codexBaseStamp(ref.path, ref.baseThread) : null;
+}
 
 /**
  * The identity of a ref as it is on disk now; null when the file cannot be checked (then never cached).
@@ -160,7 +172,9 @@ export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' 
 export async function identityWithRules(ref: RefIdentityFields, rules: string, env: NodeJS.ProcessEnv = process.env): Promise<Identity | null> {
   const captures = (startMs: number | null | (() => number | null)) =>
     CAPTURE_JOINED.has(ref.host) ? captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, startMs) : Promise.resolve(null);
-  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host };
+  // Taken before the file is checked: the check's head bytes (this thread's buffer) are used right after it.
+  const parent = await baseStamp(ref);
+  const base = { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, base: parent };
   if (ref.stamp !== undefined) {
     return { ...base, captures: await captures(ref.startMs ?? null), size: null, mtimeMs: null, stamp: ref.stamp, head: null, tail: null };
   }
@@ -202,6 +216,7 @@ export interface SampledIdentity {
  */
 export async function identityWithSample(ref: RefIdentityFields, rules: string, env: NodeJS.ProcessEnv = process.env): Promise<SampledIdentity | null> {
   if (ref.stamp !== undefined) return null;
+  const parent = await baseStamp(ref);
   const checked = checkFile(ref.path);
   if (!checked?.check.headBytes) return null;
   const { size, mtimeMs, check } = checked;
@@ -209,7 +224,7 @@ export async function identityWithSample(ref: RefIdentityFields, rules: string, 
   const head = Buffer.from(check.headBytes!);
   const tail = Buffer.from(checkBuf!.subarray(CHECK_BYTES, CHECK_BYTES + n));
   const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, () => headStartMs(head)) : null;
-  return { id: fileIdentity(ref, rules, captures, size, mtimeMs, check.head, check.tail), head, tail };
+  return { id: fileIdentity(ref, rules, captures, parent, size, mtimeMs, check.head, check.tail), head, tail };
 }
 
 /**
@@ -228,6 +243,7 @@ export async function identityBySample(
   sample: { head: Uint8Array; tail: Uint8Array },
 ): Promise<Identity | null> {
   if (ref.stamp !== undefined) return null;
+  const parent = await baseStamp(ref);
   let st;
   try {
     st = statSync(ref.path);
@@ -254,15 +270,15 @@ export async function identityBySample(
   }
   // headBytes is this thread's buffer: read for the stamp (only when a capture root exists) before anything else runs.
   const captures = CAPTURE_JOINED.has(ref.host) ? await captureStamp(ref.id, ref.mtimeMs, captureRoots(env), ref.parentId, () => headStartMs(headBytes)) : null;
-  return fileIdentity(ref, rules, captures, st.size, st.mtimeMs, expected.head, expected.tail);
+  return fileIdentity(ref, rules, captures, parent, st.size, st.mtimeMs, expected.head, expected.tail);
 }
 
 /** The Identity of a file ref (not inside a database) from what was checked of it. */
-function fileIdentity(ref: RefIdentityFields, rules: string, captures: string | null, size: number, mtimeMs: number, head: string, tail: string): Identity {
-  return { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, size, mtimeMs, stamp: null, head, tail };
+function fileIdentity(ref: RefIdentityFields, rules: string, captures: string | null, base: string | null, size: number, mtimeMs: number, head: string, tail: string): Identity {
+  return { format: FORMAT, version: CACHE_VERSION, code: code(), rules, key: ref.key, host: ref.host, captures, base, size, mtimeMs, stamp: null, head, tail };
 }
 
-const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures'];
+const FIELDS: Array<keyof Identity> = ['format', 'version', 'code', 'rules', 'key', 'host', 'size', 'mtimeMs', 'stamp', 'head', 'tail', 'captures', 'base'];
 
 /** True when `raw` (an entry's identity as stored) is one of ours and matches `id` field for field. */
 export function sameIdentity(raw: unknown, id: Identity): boolean {

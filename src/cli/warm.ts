@@ -17,8 +17,10 @@
  * first and last 64 KiB are the manifest's bytes, byte for byte (so its head/tail SHA-256 are the
  * manifest's, without hashing); for a Claude Code session (identified by its stamp: the
  * transcript's and its sub-agent files' sizes and mtimes) the stamp is taken again
- * (claude-code/locate.ts claudeStamp, as discovery takes it); the capture folders' stamp is taken
- * again; and that identity is the one in the output entry's trailer.
+ * (claude-code/locate.ts claudeStamp, as discovery takes it); for a Codex fork its parent
+ * rollout's stamp (codex/locate.ts codexBaseStamp: path, size, mtime, or absent) is taken again;
+ * the capture folders' stamp is taken again; and that identity is the one in the output entry's
+ * trailer.
  * Anything else (another option, a `host:` argument, no path, a symbolic link below a path, more
  * than MAX_ENTRIES entries, a corrupt, cut or foreign manifest) is a miss: the full CLI runs and
  * writes the manifest again.
@@ -51,8 +53,8 @@ const MAX_ENTRIES = 20_000;
 /**
  * How the warm entry checks a ref of each host it answers for, as the full run's result cache
  * identifies it (identity.ts): `file` for a session identified by its one file (size, mtime, head
- * and tail: Pi reads only its own file; Codex too, but for a fork's parent rollout, read up to the
- * fork's line: an append-only prefix, which the result cache does not stamp either), `claude` for
+ * and tail: Pi reads only its own file; Codex too, and a fork's parent rollout, whose stamp the
+ * identity holds: identity.ts identityBySample takes it again), `claude` for
  * a Claude Code session (its stamp: the transcript and its sub-agent files). The other hosts read
  * databases or several files per session (OpenCode, BotHarness, PI-Desktop): a miss.
  */
@@ -282,6 +284,7 @@ function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
       if (!r || !warmable(r) || typeof r.key !== 'string' || typeof r.path !== 'string' || typeof r.id !== 'string') return false;
       if (typeof r.mtimeMs !== 'number' || (r.parentId !== null && typeof r.parentId !== 'string')) return false;
       if (r.startMs !== undefined && typeof r.startMs !== 'number') return false;
+      if (r.baseThread !== undefined && typeof r.baseThread !== 'string') return false;
       if (typeof r.out !== 'string' || !OUT_NAME.test(r.out)) return false;
       const c = r.check;
       if (r.stamp !== undefined) {

@@ -67,6 +67,12 @@ export interface SessionRef {
    * session's messages and parts). Absent for file-per-session hosts.
    */
   stamp?: string;
+  /**
+   * A Codex 0.169 fork: the conversation id its `session_meta.history_base` names, whose rollout
+   * it reads its first lines from; the result cache stamps that rollout (codex/locate.ts
+   * codexBaseStamp). Absent for every other session.
+   */
+  baseThread?: string;
 }
 
 /**

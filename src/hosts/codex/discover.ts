@@ -52,6 +52,8 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
   }
   const src = meta.source as { subagent?: { thread_spawn?: { parent_thread_id?: unknown } } } | undefined;
   const parent = src && typeof src === 'object' ? src.subagent?.thread_spawn?.parent_thread_id : undefined;
+  // A 0.169 fork reads its history from the parent's rollout: the cache stamps that file too.
+  const base = meta.history_base && typeof meta.history_base === 'object' ? (meta.history_base as { thread_id?: unknown }) : undefined;
   return {
     host: 'codex',
     key: file,
@@ -64,5 +66,6 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
     size: st.size,
     // A sub-agent's parent, or the conversation a fork goes on from.
     parentId: typeof parent === 'string' ? parent : typeof meta.forked_from_id === 'string' ? meta.forked_from_id : null,
+    ...(typeof base?.thread_id === 'string' && { baseThread: base.thread_id }),
   };
 }

@@ -8,10 +8,8 @@
  * key (Codex sends `prompt_cache_key` = conversation id); a sub-agent's parent (session_meta
  * `source.subagent.thread_spawn.parent_thread_id`) becomes `parentId`.
  */
-import { readdir } from 'node:fs/promises';
-import { basename, dirname, join, sep } from 'node:path';
 import type { Diagnostic, Session } from '../../core/model.js';
-import { codexIdOfFile, locateCodexRollouts } from './locate.js';
+import { codexIdOfFile, findRolloutOf } from './locate.js';
 import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
 import { codexEvents, codexRequests } from './normalize.js';
 import { readCodexFile, type CxRead } from './read.js';
@@ -60,27 +58,19 @@ export async function readCodexSession(file: string, opts: ReadCodexOptions = {}
 /**
  * The parent rollout of a 0.169 fork (`session_meta.history_base.thread_id`): the rollout whose
  * name ends in `-<thread id>.jsonl`, looked for in the fork's own sessions tree
- * (`sessions/YYYY/MM/DD`, `archived_sessions`), read up to `end_ordinal_exclusive` lines.
+ * (`sessions/YYYY/MM/DD`, `archived_sessions`; locate.ts findRolloutOf), read up to
+ * `end_ordinal_exclusive` lines. The result cache stamps that file (SessionRef.baseThread).
  * @returns the base read, or a diagnostic when the parent is not found (the fork is then read alone)
  */
 async function historyBase(read: CxRead): Promise<{ read?: CxRead; diagnostics: Diagnostic[] }> {
   const hb = read.meta?.history_base;
   if (!hb) return { diagnostics: [] };
-  const parent = await findRollout(read.file, hb.thread_id);
+  const parent = await findRolloutOf(read.file, hb.thread_id);
   if (!parent) {
     return { diagnostics: [{ file: read.file, line: read.metaLine || 1, severity: 'warning', message: `fork of ${hb.thread_id}: its parent rollout (the history it goes on from) was not found beside it; the fork's requests hold only its own items` }] };
   }
   const base = await readCodexFile(parent, hb.end_ordinal_exclusive ?? Infinity);
   return { read: base, diagnostics: base.diagnostics.filter((d) => d.severity === 'error') };
-}
-
-/** A rollout of conversation `id` in the same Codex home as `file` (its sessions/ and archived_sessions/ trees). */
-async function findRollout(file: string, id: string): Promise<string | null> {
-  const parts = file.split(sep);
-  const at = Math.max(parts.lastIndexOf('sessions'), parts.lastIndexOf('archived_sessions'));
-  const home = at > 0 ? parts.slice(0, at).join(sep) : dirname(file);
-  const candidates = at > 0 ? await locateCodexRollouts({ CODEX_HOME: home }, home) : (await readdir(home).catch(() => [] as string[])).map((n) => join(home, n));
-  return candidates.find((f) => basename(f).endsWith(`-${id}.jsonl`) && f !== file) ?? null;
 }
 
 /**

@@ -2,8 +2,8 @@
  * Where Codex keeps its rollouts (reference/claude-code-codex.md §2.1): `$CODEX_HOME` (default
  * `~/.codex`), `sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl` and `archived_sessions/`.
  */
-import { readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
 
 export function codexHome(env: NodeJS.ProcessEnv, home: string): string {
   return env.CODEX_HOME || join(home, '.codex');
@@ -47,4 +47,32 @@ export async function locateCodexRollouts(env: NodeJS.ProcessEnv, home: string):
   await walk(join(root, 'sessions'), 0);
   await walk(join(root, 'archived_sessions'), 0);
   return out;
+}
+
+/**
+ * A rollout of conversation `id` in the same Codex home as `file` (its sessions/ and
+ * archived_sessions/ trees; a file outside them: its own folder), not `file` itself; null when
+ * there is none. The one search for a fork's parent rollout (index.ts historyBase reads it,
+ * codexBaseStamp stamps it), so the reader and the cache agree on which file it is.
+ */
+export async function findRolloutOf(file: string, id: string): Promise<string | null> {
+  const parts = file.split(sep);
+  const at = Math.max(parts.lastIndexOf('sessions'), parts.lastIndexOf('archived_sessions'));
+  const home = at > 0 ? parts.slice(0, at).join(sep) : dirname(file);
+  const candidates = at > 0 ? await locateCodexRollouts({ CODEX_HOME: home }, home) : (await readdir(home).catch(() => [] as string[])).map((n) => join(home, n));
+  return candidates.find((f) => basename(f).endsWith(`-${id}.jsonl`) && f !== file) ?? null;
+}
+
+/**
+ * The cache stamp of a fork's parent rollout (SessionRef.baseThread): `<path>:<size>:<mtime ms>`
+ * of the rollout findRolloutOf finds now, or `absent`. A fork reads its parent's first lines, so
+ * its result is dropped when the parent is removed, moved, rewritten or grows (growth is not told
+ * apart from a rewrite: any change of size or mtime), or when a parent appears. Node builtins
+ * only: the CLI's warm entry (src/cli/warm.ts) takes it again through identity.ts.
+ * @param file the fork's rollout; @param threadId its `session_meta.history_base.thread_id`
+ */
+export async function codexBaseStamp(file: string, threadId: string): Promise<string> {
+  const parent = await findRolloutOf(file, threadId);
+  const st = parent ? await stat(parent).catch(() => null) : null;
+  return parent && st?.isFile() ? `${parent}:${st.size}:${st.mtimeMs}` : 'absent';
 }
