@@ -12,6 +12,7 @@ import { bump, ownGet } from '../../core/own.js';
 import { openRegular } from '../files.js';
 import { describeIssues } from '../issues.js';
 import { invalidUtf8Warning, readLines } from '../lines.js';
+import { LineProblems } from '../numbers.js';
 import { DshEventSchema, DshHeaderSchema, PackedChunkSchema, QUIET_TYPES, type DshEvent, type DshHeader } from './schema.js';
 import { isZstd, zstdLogLines, type LogLine } from './zstd.js';
 
@@ -78,19 +79,22 @@ export async function readDshLog(file: string): Promise<DshRead> {
   let header: DshHeader | null = null;
   let compressed = false;
   let first = true;
+  // Bad lines past MAX_DIAGNOSTICS are only counted (numbers.ts LineProblems); frame problems are listed.
+  const problems = new LineProblems(diagnostics, file);
+  const bad = (line: number, severity: Diagnostic['severity'], message: string | (() => string)) => problems.add(line, severity, message);
   try {
     compressed = await isCompressed(file);
     const lines = compressed ? zstdLogLines(file, diagnostics) : plainLines(file);
     for await (const l of lines) {
       if (l.text.trim() === '') continue;
-      if (l.invalidUtf8 !== undefined) diagnostics.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
+      if (l.invalidUtf8 !== undefined) problems.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
       let value: unknown;
       try {
         const r = parseBounded(l.text);
-        if (r.cut) diagnostics.push({ file, line: l.line, severity: 'warning', message: depthMessage(r.cut) });
+        if (r.cut) bad(l.line, 'warning', depthMessage(r.cut));
         value = r.value;
       } catch (e) {
-        diagnostics.push({ file, line: l.line, severity: 'error', message: `malformed JSON line skipped: ${e instanceof Error ? e.message : String(e)}` });
+        bad(l.line, 'error', `malformed JSON line skipped: ${e instanceof Error ? e.message : String(e)}`);
         first = false;
         continue;
       }
@@ -101,23 +105,23 @@ export async function readDshLog(file: string): Promise<DshRead> {
           header = h.data;
           continue;
         }
-        diagnostics.push({ file, line: l.line, severity: 'error', message: `line 1 is not a DSH session header: ${describeIssues(h.error)}` });
+        bad(l.line, 'error', () => `line 1 is not a DSH session header: ${describeIssues(h.error)}`);
       }
       const obj = value as { type?: unknown } | null;
       if (obj && typeof obj === 'object' && typeof obj.type === 'string' && obj.type.endsWith('-chunks')) {
         const p = PackedChunkSchema.safeParse(value);
-        if (!p.success) diagnostics.push({ file, line: l.line, severity: 'warning', message: `packed chunk row does not fit its schema: ${describeIssues(p.error)}` });
+        if (!p.success) bad(l.line, 'warning', () => `packed chunk row does not fit its schema: ${describeIssues(p.error)}`);
         continue;
       }
       const ev = DshEventSchema.safeParse(value);
       if (!ev.success) {
-        diagnostics.push({ file, line: l.line, severity: 'error', message: `event does not fit the DSH event schema; skipped: ${describeIssues(ev.error)}` });
+        bad(l.line, 'error', () => `event does not fit the DSH event schema; skipped: ${describeIssues(ev.error)}`);
         continue;
       }
       const type = ev.data.type;
       if (!USED_TYPES.has(type) && !QUIET_TYPES.has(type)) {
         if (!ownGet(ignored, type)) {
-          diagnostics.push({ file, line: l.line, severity: 'info', message: `unknown DSH event type "${type}" ignored (further ones are counted)` });
+          bad(l.line, 'info', `unknown DSH event type "${type}" ignored (further ones are counted)`);
         }
         bump(ignored, type);
         continue;
@@ -128,5 +132,6 @@ export async function readDshLog(file: string): Promise<DshRead> {
     diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
   }
   if (first) diagnostics.push({ file, line: 1, severity: 'warning', message: 'empty session log: no header, no events' });
+  problems.close();
   return { file, header, compressed, events, diagnostics, ignored };
 }

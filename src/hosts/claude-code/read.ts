@@ -15,6 +15,7 @@ import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import { parseJsonLine, readLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
+import { LineProblems } from '../numbers.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import {
@@ -64,26 +65,29 @@ export interface CcRead {
 export async function readCcFile(file: string): Promise<CcRead> {
   const out: CcRead = { file, recs: [], diagnostics: [], ignored: {} };
   const seen: Seen = new Map();
+  // Bad lines past MAX_DIAGNOSTICS are only counted (numbers.ts LineProblems).
+  const problems = new LineProblems(out.diagnostics, file);
   try {
     for await (const l of readLines(file)) {
       if (l.oversized === undefined && l.text.trim() === '') continue;
       const r = parseJsonLine(file, l);
       if (!r.ok) {
-        out.diagnostics.push(r.diagnostic);
+        problems.push(r.diagnostic);
         continue;
       }
-      if (r.warnings) out.diagnostics.push(...r.warnings);
+      if (r.warnings) for (const w of r.warnings) problems.push(w);
       const o = r.value;
       if (!o || typeof o !== 'object' || Array.isArray(o)) {
-        out.diagnostics.push({ file, line: l.line, severity: 'warning', message: 'line is not a JSON object; skipped' });
+        problems.add(l.line, 'warning', 'line is not a JSON object; skipped');
         continue;
       }
       if (repeated(out, seen, l.line, l.text, o as Record<string, unknown>)) continue;
-      take(out, l.line, o as Record<string, unknown>);
+      take(out, l.line, o as Record<string, unknown>, problems);
     }
   } catch (e) {
     out.diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read transcript: ${e instanceof Error ? e.message : String(e)}` });
   }
+  problems.close();
   outOfOrder(out, seen);
   return out;
 }
@@ -134,7 +138,7 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.length > 0 ? v : undefined;
 }
 
-function take(out: CcRead, line: number, o: Record<string, unknown>): void {
+function take(out: CcRead, line: number, o: Record<string, unknown>, problems: LineProblems): void {
   const type = typeof o.type === 'string' ? o.type : '(no type)';
   out.sessionId ??= str(o.sessionId);
   out.cwd ??= str(o.cwd);
@@ -151,7 +155,7 @@ function take(out: CcRead, line: number, o: Record<string, unknown>): void {
   }
   const parsed = schema.safeParse(o);
   if (!parsed.success) {
-    out.diagnostics.push({ file: out.file, line, severity: 'warning', message: `${type} line does not match Claude Code's format (${describeIssues(parsed.error)}); skipped` });
+    problems.add(line, 'warning', () => `${type} line does not match Claude Code's format (${describeIssues(parsed.error)}); skipped`);
     bump(out.ignored, type);
     return;
   }

@@ -14,6 +14,7 @@ import { depthMessage, parseBounded } from '../../core/depth.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import { describeIssues } from '../issues.js';
+import { LineProblems } from '../numbers.js';
 import { invalidUtf8Warning, readLines } from '../lines.js';
 import {
   CompactionLineSchema,
@@ -71,7 +72,9 @@ export function parseSystemMessage(json: string): { message: SystemMessage } | {
  */
 export async function readPdTranscript(file: string, revisions?: string): Promise<PdRead> {
   const out: PdRead = { file, header: null, rows: [], diagnostics: [], ignored: {}, placements: [] };
-  const diag = (line: number, severity: Diagnostic['severity'], message: string) => out.diagnostics.push({ file, line, severity, message });
+  // Bad lines past MAX_DIAGNOSTICS are only counted (numbers.ts LineProblems).
+  const problems = new LineProblems(out.diagnostics, file);
+  const diag = (line: number, severity: Diagnostic['severity'], message: string | (() => string)) => problems.add(line, severity, message);
   let first = true;
   try {
     for await (const l of readLines(file)) {
@@ -81,7 +84,7 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
         continue;
       }
       if (l.text.trim() === '') continue;
-      if (l.invalidUtf8 !== undefined) out.diagnostics.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
+      if (l.invalidUtf8 !== undefined) problems.push(invalidUtf8Warning(file, l.line, l.invalidUtf8));
       let value: unknown;
       try {
         const r = parseBounded(l.text);
@@ -100,13 +103,13 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
           if (h.data.schema !== 1) diag(l.line, 'warning', `transcript schema ${h.data.schema}; this reader knows schema 1 (TRANSCRIPT_SCHEMA): rows are read as schema 1`);
           continue;
         }
-        diag(l.line, 'error', `line 1 is not a PI-Desktop transcript header: ${describeIssues(h.error)}`);
+        diag(l.line, 'error', () => `line 1 is not a PI-Desktop transcript header: ${describeIssues(h.error)}`);
       }
       const type = (value as { type?: unknown } | null)?.type;
       if (type === 'message') {
         const m = MessageLineSchema.safeParse(value);
         if (!m.success) {
-          diag(l.line, 'error', `message row does not fit its schema; skipped: ${describeIssues(m.error)}`);
+          diag(l.line, 'error', () => `message row does not fit its schema; skipped: ${describeIssues(m.error)}`);
           continue;
         }
         const ms = m.data.modelSystem ?? m.data.meta?.modelSystem;
@@ -142,7 +145,7 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
       if (type === 'compaction') {
         const c = CompactionLineSchema.safeParse(value);
         if (!c.success) {
-          diag(l.line, 'error', `compaction row does not fit its schema; skipped: ${describeIssues(c.error)}`);
+          diag(l.line, 'error', () => `compaction row does not fit its schema; skipped: ${describeIssues(c.error)}`);
           continue;
         }
         let checkpoint: SystemMessage | null = null;
@@ -162,6 +165,7 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
     diag(1, 'error', `cannot read file: ${errText(e)}`);
   }
   if (first) diag(1, 'warning', 'empty transcript: no header, no rows');
+  problems.close();
   if (revisions) await countRevisions(revisions, out);
   return out;
 }

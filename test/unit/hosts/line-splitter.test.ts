@@ -5,7 +5,7 @@
  * generated Codex rollout: the recorded fixture's 95 lines, then 2,500 bad lines.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import fc from 'fast-check';
@@ -15,6 +15,9 @@ import { openSessions } from '../../../src/hosts/open.js';
 import { LineProblems, MAX_DIAGNOSTICS } from '../../../src/hosts/numbers.js';
 import type { Diagnostic } from '../../../src/core/model.js';
 import { rollout } from '../codex/helpers.js';
+import { readCcFile } from '../../../src/hosts/claude-code/read.js';
+import { readPdTranscript } from '../../../src/hosts/pi-desktop/read.js';
+import { readDshLog } from '../../../src/hosts/botharness/read.js';
 
 /** The lines of `data` split in one go: on LF, CR before LF or at the end dropped, a BOM starting a line dropped, no line after a final LF. */
 function reference(data: Uint8Array, maxLineBytes = Infinity): Line[] {
@@ -186,4 +189,20 @@ describe('bad-line diagnostics past MAX_DIAGNOSTICS are counted, not built', () 
       (await openSessions(fixture))[0].requests.map((r) => r.source.line),
     );
   });
+
+  for (const [host, read] of [
+    ['Claude Code', async (f: string) => (await readCcFile(f)).diagnostics],
+    ['PI-Desktop', async (f: string) => (await readPdTranscript(f)).diagnostics],
+    ['BotHarness (DSH log)', async (f: string) => (await readDshLog(f)).diagnostics],
+  ] as const) {
+    it(`${host}: a file of 1,500 malformed lines gives 1,000 diagnostics and one summary of lines 1001–1500`, async () => {
+      const file = join(dir, `${host.replace(/\W/g, '')}.jsonl`);
+      writeFileSync(file, '{"type":\n'.repeat(1500));
+      const d = await read(file);
+      assert.equal(d.length, MAX_DIAGNOSTICS + 1);
+      assert.deepEqual(d.slice(0, MAX_DIAGNOSTICS).map((x) => [x.line, x.severity]), Array.from({ length: MAX_DIAGNOSTICS }, (_, i) => [i + 1, 'error']));
+      assert.match(d[0].message, /^malformed JSON line skipped: /);
+      assert.deepEqual(d[MAX_DIAGNOSTICS], { file, line: 1001, severity: 'error', message: '500 more bad line(s) not listed, lines 1001–1500 (the first 1000 of this file are)', counted: { lines: 500, last: 1500 } });
+    });
+  }
 });
