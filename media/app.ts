@@ -2,7 +2,7 @@
  * The Timeline app: header, toolbar (session picker, filter, export), lanes, legend and detail
  * for one report. Holds the selection and the filter; renders the view model as it is.
  */
-import { MessageType, applyPatch, type RequestRef, type ToWebviewMessage } from '../src/protocol.js';
+import { MessageType, applyPatch, copyPathMessage, type RequestRef, type ToWebviewMessage } from '../src/protocol.js';
 import type { Report, RequestReport, SessionReport } from '../src/report/json.js';
 import { evidenceWords, renderDetail } from './detail.js';
 import { h } from './dom.js';
@@ -239,7 +239,8 @@ export class App {
       : h('span', { class: 'pl-muted' }, 'no diagnostics');
     this.header.replaceChildren(
       h('h1', null, s.title ?? `${s.host} session ${s.id}`),
-      h('p', { class: 'pl-sub' }, `${s.host} · ${s.id} · `, h('code', { class: 'pl-path' }, s.path)),
+      h('p', { class: 'pl-sub' }, `${s.host} · ${s.id}`),
+      this.pathLine(s.path),
       h(
         'dl',
         { class: 'pl-stats' },
@@ -272,21 +273,40 @@ export class App {
     );
   }
 
+  /**
+   * The session's path on one line, cut with an ellipsis by CSS (the whole path in its title), and
+   * in VS Code a button that has the extension copy it (`copyPath`).
+   */
+  private pathLine(path: string): HTMLElement {
+    const line = h('div', { class: 'pl-pathline' }, h('code', { class: 'pl-path', title: path }, path));
+    if (this.host.kind === 'vscode') {
+      const copy = h('button', { type: 'button', class: 'pl-button pl-copy', title: 'Copy the session path', 'aria-label': 'Copy the session path' }, 'Copy');
+      copy.addEventListener('click', () => this.host.post(copyPathMessage(this.sessionIndex)));
+      line.append(copy);
+    }
+    return line;
+  }
+
   private renderLegend(s: SessionReport): void {
-    const sw = (cls: string, text: string) => h('li', null, h('span', { class: `pl-swatch ${cls}`, 'aria-hidden': 'true' }), text);
+    // Each entry: its mark, a short word (shown in a narrow panel) and its whole text (shown when
+    // there is room; always its title). main.css picks which one shows.
+    const entry = (mark: HTMLElement, short: string, long: string) =>
+      h('li', { title: long }, mark, h('span', { class: 'pl-legend-short' }, short), h('span', { class: 'pl-legend-long' }, long));
+    const swatch = (cls: string) => h('span', { class: `pl-swatch ${cls}`, 'aria-hidden': 'true' });
+    const glyph = (text: string, cls = '') => h('span', { class: `pl-glyph ${cls}`.trim(), 'aria-hidden': 'true' }, text);
     const items = [
-      sw('pl-sw-read', 'read'),
-      sw('pl-sw-write', 'written'),
-      sw('pl-sw-uncached', 'uncached'),
-      sw('pl-sw-estimate', 'estimated prompt (no usage)'),
-      sw('pl-sw-expected', 'expected read'),
-      h('li', null, h('span', { class: 'pl-swatch pl-sw-chip', 'aria-hidden': 'true' }), 'hash chip: same colour = same prefix; a bar at its left edge (text colour) = changed here'),
-      sw('pl-sw-gap', 'gap to the matched request; dashed line = its TTL, red = beyond'),
-      ...Object.entries(VERDICTS).map(([v, st]) => h('li', null, h('span', { class: `pl-glyph pl-v-${v}`, 'aria-hidden': 'true' }, st.glyph), st.words)),
+      entry(swatch('pl-sw-read'), 'read', 'read'),
+      entry(swatch('pl-sw-write'), 'written', 'written'),
+      entry(swatch('pl-sw-uncached'), 'uncached', 'uncached'),
+      entry(swatch('pl-sw-estimate'), 'estimate', 'estimated prompt (no usage)'),
+      entry(swatch('pl-sw-expected'), 'expected', 'expected read'),
+      entry(swatch('pl-sw-chip'), 'hash', 'hash chip: same colour = same prefix; a bar at its left edge (text colour) = changed here'),
+      entry(swatch('pl-sw-gap'), 'gap', 'gap to the matched request; dashed line = its TTL, red = beyond'),
+      ...Object.entries(VERDICTS).map(([v, st]) => entry(glyph(st.glyph, `pl-v-${v}`), v, st.words)),
     ];
-    if (s.phux) items.push(h('li', null, h('span', { class: 'pl-glyph', 'aria-hidden': 'true' }, 'C3 Δ4'), 'phux checkpoint / delta with seq; arcs link a delta to its base_seq; ! = ADR-0067 violation'));
-    if (s.persona) items.push(h('li', null, h('span', { class: 'pl-glyph', 'aria-hidden': 'true' }, '◆ = ↻ ≠ ⇄ ✉'), 'persona snapshot taken / stable / refreshed / drift / re-owned / memory via Inbox'));
-    items.push(h('li', { class: 'pl-muted' }, 'Keys: ←/→ previous/next request, Home/End first/last, n/p next/previous break'));
+    if (s.phux) items.push(entry(glyph('C3 Δ4'), 'phux', 'phux checkpoint / delta with seq; arcs link a delta to its base_seq; ! = ADR-0067 violation'));
+    if (s.persona) items.push(entry(glyph('◆ = ↻ ≠ ⇄ ✉'), 'persona', 'persona snapshot taken / stable / refreshed / drift / re-owned / memory via Inbox'));
+    items.push(h('li', { class: 'pl-muted pl-keys', title: 'Keys: ←/→ previous/next request, Home/End first/last, n/p next/previous break' }, 'Keys: ←/→ previous/next request, Home/End first/last, n/p next/previous break'));
     this.legend.replaceChildren(h('h2', { class: 'pl-visually-hidden' }, 'Legend'), h('ul', null, ...items));
   }
 }

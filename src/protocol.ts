@@ -36,6 +36,12 @@ export enum MessageType {
   ExportHtml = 'exportHtml',
   /** "Compare with #N": open request `requestIndex` beside request `base` (the one it was compared with) in a diff editor. */
   CompareRequests = 'compareRequests',
+  /**
+   * The header's copy button: copy the path of session `sessionIndex` to the clipboard. The
+   * extension copies the path it holds for that session (vscode.env.clipboard), never text the
+   * webview sends.
+   */
+  CopyPath = 'copyPath',
 }
 
 /** A request within the report: session index in `report.sessions`, request `index` (1-based). */
@@ -120,6 +126,14 @@ export const CompareRequestsMessageSchema = z.object({
   base: z.number().int().positive(),
 });
 
+export const CopyPathMessageSchema = z.strictObject({
+  type: z.literal(MessageType.CopyPath),
+  sessionIndex: z.number().int().nonnegative(),
+});
+
+/** The message the Timeline's copy button posts for the session at `sessionIndex` of the report. */
+export const copyPathMessage = (sessionIndex: number): CopyPathMessage => ({ type: MessageType.CopyPath, sessionIndex });
+
 export const ToWebviewMessageSchema = z.discriminatedUnion('type', [LoadMessageSchema, SelectMessageSchema, PatchMessageSchema]);
 export const FromWebviewMessageSchema = z.discriminatedUnion('type', [
   ReadyMessageSchema,
@@ -127,11 +141,13 @@ export const FromWebviewMessageSchema = z.discriminatedUnion('type', [
   RevealInTranscriptMessageSchema,
   ExportHtmlMessageSchema,
   CompareRequestsMessageSchema,
+  CopyPathMessageSchema,
 ]);
 
 export type LoadMessage = z.infer<typeof LoadMessageSchema>;
 export type SelectMessage = z.infer<typeof SelectMessageSchema>;
 export type PatchMessage = z.infer<typeof PatchMessageSchema>;
+export type CopyPathMessage = z.infer<typeof CopyPathMessageSchema>;
 export type ToWebviewMessage = z.infer<typeof ToWebviewMessageSchema>;
 export type FromWebviewMessage = z.infer<typeof FromWebviewMessageSchema>;
 

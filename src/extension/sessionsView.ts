@@ -1,5 +1,6 @@
 /**
- * The Sessions view (`prefixLens.sessions`): host → project (cwd) → session. Listing uses file
+ * The Sessions view (`prefixLens.sessions`): host → project (cwd) → session; a host whose
+ * sessions all have one project shows them right under it (no project level). Listing uses file
  * metadata only (registry discovery in the worker); each session's summary is analyzed lazily when
  * its row is rendered (VS Code renders expanded nodes' children), served from the summary cache
  * when the file is unchanged, and refreshed (debounced) when a watched folder changes.
@@ -10,7 +11,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { AnalysisWorker } from './analysisWorker.js';
 import { CancelledError } from './analysisWorker.js';
-import { ago, countsMarkdown, figuresText, plural, rebilledMarkdown, sessionName, tokens } from './format.js';
+import { ago, countsMarkdown, figuresText, plural, rebilledMarkdown, sessionName, sessionSentence, shortName, tokens } from './format.js';
 import type { Log } from './log.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
@@ -194,6 +195,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     if (node.kind === 'host') {
       const byProject = new Map<string | null, SessionRef[]>();
       for (const r of node.refs) byProject.set(r.project, [...(byProject.get(r.project) ?? []), r]);
+      // One project: its level would only add a row and an indent (a narrow side bar), so the
+      // sessions sit right under the host, which names the project.
+      if (byProject.size === 1) return node.refs.map((ref) => this.sessionNode(ref));
       // Refs come newest first, so projects keep the order of their newest session.
       return [...byProject].map(([project, refs]) => ({ kind: 'project' as const, host: node.host, project, refs }));
     }
@@ -211,7 +215,13 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     if (node.kind === 'host') {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `host:${node.host}`;
-      item.description = plural(node.refs.length, 'session');
+      const projects = new Set(node.refs.map((r) => r.project));
+      // A single project is not a level of its own (getChildren): the host row names it, last.
+      const only = projects.size === 1 ? [...projects][0] : undefined;
+      const count = plural(node.refs.length, 'session');
+      item.description = only ? `${count} · ${tildify(only)}` : count;
+      item.tooltip = textTooltip(only ? [`${node.label}: ${count}`, `project ${only}`] : [`${node.label}: ${count} in ${plural(projects.size, 'project')}`]);
+      item.accessibilityInformation = { label: only ? `${node.label}: ${count} of the project ${only}.` : `${node.label}: ${count} in ${plural(projects.size, 'project')}.` };
       item.contextValue = 'host';
       return item;
     }
@@ -219,10 +229,13 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       const name = node.project ? basename(node.project) || node.project : '(no project)';
       const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `project:${node.host}:${node.project ?? ''}`;
-      // The parent folder tells apart projects with the same name (every Pi lab cwd is ".../project").
+      // The count first (it survives a narrow side bar), then the parent folder, which tells apart
+      // projects with the same name (every Pi lab cwd is ".../project").
       const parent = node.project ? tildify(dirname(node.project)) : '';
-      item.description = [parent, plural(node.refs.length, 'session')].filter(Boolean).join(' · ');
-      item.tooltip = node.project ?? 'Sessions without a recorded working directory';
+      const count = plural(node.refs.length, 'session');
+      item.description = [count, parent].filter(Boolean).join(' · ');
+      item.tooltip = textTooltip([node.project ?? 'Sessions without a recorded working directory', count]);
+      item.accessibilityInformation = { label: node.project ? `Project ${node.project}: ${count}.` : `Sessions without a recorded working directory: ${count}.` };
       item.iconPath = new vscode.ThemeIcon('folder');
       item.contextValue = 'project';
       return item;
@@ -233,8 +246,10 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   private sessionItem(ref: SessionRef): vscode.TreeItem {
     const s = this.ensure(ref);
     const summary = this.summaryOf(ref);
-    const label = summary?.title ?? sessionName(ref);
-    const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+    const name = summary?.title ?? sessionName(ref);
+    // Cut, so that a long title or first prompt leaves room for the figures in a 300 px side bar
+    // (the tooltip and the accessible name carry it whole).
+    const item = new vscode.TreeItem(shortName(name, ROW_NAME_CHARS), vscode.TreeItemCollapsibleState.None);
     item.id = ref.key;
     item.contextValue = ref.host === 'opencode' ? 'session.row' : 'session.file';
     item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [ref] };
@@ -243,15 +258,19 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     if (s.state === 'pending' && !summary) {
       item.description = `analyzing… · ${when}`;
       item.iconPath = new vscode.ThemeIcon('loading~spin');
+      item.tooltip = textTooltip([name, 'analyzing…', ref.path]);
+      item.accessibilityInformation = { label: `${name}: being analyzed, written ${when}.` };
     } else if (s.state === 'failed') {
       item.description = `could not be read · ${when}`;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
-      item.tooltip = `${ref.path}\n${s.error}`;
+      item.tooltip = textTooltip([name, `could not be read: ${s.error}`, ref.path]);
+      item.accessibilityInformation = { label: `${name}: could not be read (${s.error}), written ${when}.` };
     } else {
       const t = summary!;
       item.description = `${figuresText(t)} · ${when}`;
       item.iconPath = iconFor(t);
-      item.tooltip = tooltip(ref, t);
+      item.tooltip = tooltip(ref, t, name);
+      item.accessibilityInformation = { label: sessionSentence(name, t, when) };
     }
     return item;
   }
@@ -313,6 +332,9 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   }
 }
 
+/** A session row's name is cut to this many characters, the ellipsis included (shortName). */
+export const ROW_NAME_CHARS = 22;
+
 /** `/home/me/src` → `~/src` for the extension host's home. */
 function tildify(p: string): string {
   const h = homedir();
@@ -327,13 +349,48 @@ function iconFor(t: SessionSummary): vscode.ThemeIcon {
   return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
 }
 
-function tooltip(ref: SessionRef, t: SessionSummary): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(undefined, true);
+/**
+ * A hover that renders nothing of what it shows: no command links (isTrusted false), no HTML, no
+ * theme icons; untrusted text (titles, prompts, paths from transcripts) goes in with appendText,
+ * which escapes Markdown.
+ */
+function safeMarkdown(): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.isTrusted = false;
   md.supportHtml = false;
-  md.appendText(`${t.title ?? sessionName(ref)}\n\n${ref.id}\n\n`);
-  md.appendMarkdown(`${countsMarkdown(t)}\n\n`);
+  md.supportThemeIcons = false;
+  return md;
+}
+
+/**
+ * Appends untrusted `text` to `md` as paragraphs (one per line) shown as they are: appendText
+ * escapes Markdown and `>` (and `$(` icons), and `<` is escaped here too, so that not even HTML
+ * a renderer allowed could come from it.
+ */
+function appendUntrusted(md: vscode.MarkdownString, text: string): void {
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    const at = md.value.length;
+    md.appendText(line);
+    md.value = md.value.slice(0, at) + md.value.slice(at).replaceAll('<', '\\<');
+    md.appendMarkdown(i < lines.length - 1 ? '\n\n' : '');
+  });
+}
+
+/** A hover of text paragraphs only (safeMarkdown). */
+function textTooltip(paragraphs: string[]): vscode.MarkdownString {
+  const md = safeMarkdown();
+  appendUntrusted(md, paragraphs.join('\n'));
+  return md;
+}
+
+/** A session row's hover: its whole name and id (text), its counts and tokens (numbers, Markdown), its file and project (text). */
+function tooltip(ref: SessionRef, t: SessionSummary, name: string): vscode.MarkdownString {
+  const md = safeMarkdown();
+  appendUntrusted(md, `${name}\n${ref.id}`);
+  md.appendMarkdown(`\n\n${countsMarkdown(t)}\n\n`);
   md.appendMarkdown(`| | tokens |\n|---|---:|\n| cache read | ${tokens(t.cacheRead)} |\n| cache write | ${tokens(t.cacheWrite)} |\n| uncached | ${tokens(t.uncached)} |\n\n`);
   md.appendMarkdown(`${rebilledMarkdown(t)}\n\n`);
-  md.appendText(`${ref.path}${ref.project ? `\nproject ${ref.project}` : ''}`);
+  appendUntrusted(md, `${ref.path}${ref.project ? `\nproject ${ref.project}` : ''}`);
   return md;
 }

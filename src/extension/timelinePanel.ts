@@ -62,6 +62,8 @@ class TimelinePanel {
   private tailTimer: ReturnType<typeof setTimeout> | undefined;
   /** Loads posted to the webview (for tests of the live tail). */
   loads = 0;
+  /** The last copy to the clipboard a `copyPath` message started (tests wait for it). */
+  copied: Thenable<void> | undefined;
   /** Patches posted to the webview (appends judged alone: only their entries are sent). */
   patchesPosted = 0;
   /** The report the webview was last sent (a patch is posted only on top of it). */
@@ -152,7 +154,11 @@ class TimelinePanel {
     return this.report;
   }
 
-  private receive(raw: unknown): void {
+  /**
+   * Handles a message from the webview (the panel's onDidReceiveMessage; tests call it with what
+   * the app posts): validated with the protocol's schema, dropped and logged when it does not parse.
+   */
+  receive(raw: unknown): void {
     const parsed = FromWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.deps.log.warn(`timeline: dropped a message that does not match the protocol: ${parsed.error.message}`);
@@ -182,6 +188,15 @@ class TimelinePanel {
         return;
       }
       void vscode.commands.executeCommand('prefixLens.compareRequests', { ref: this.ref, requestIndex: m.requestIndex, base: m.base });
+    } else if (m.type === MessageType.CopyPath) {
+      // The panel shows one session (index 0); the path copied is the one the extension read.
+      if (m.sessionIndex !== 0) {
+        this.deps.log.warn(`timeline: not copying the path of session ${m.sessionIndex}: the panel shows one session`);
+        return;
+      }
+      this.copied = vscode.env.clipboard.writeText(this.report.path).then(() => {
+        vscode.window.setStatusBarMessage('Prefix Lens: session path copied', 3000);
+      });
     }
   }
 

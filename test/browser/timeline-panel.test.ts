@@ -202,7 +202,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
         const cs = getComputedStyle(document.body);
         const hit = document.querySelector('.pl-v-hit')!;
         const chip = document.querySelector('.pl-sw-chip')!;
-        return { bg: cs.backgroundColor, fg: cs.color, hit: getComputedStyle(hit).color, edge: getComputedStyle(chip).backgroundImage.split(' 0px')[0], chipLegend: chip.parentElement!.textContent };
+        return { bg: cs.backgroundColor, fg: cs.color, hit: getComputedStyle(hit).color, edge: getComputedStyle(chip).backgroundImage.split(' 0px')[0], chipLegend: chip.parentElement!.querySelector('.pl-legend-long')!.textContent, chipTitle: chip.parentElement!.getAttribute('title') };
       });
       const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
       // The changed-chip edge is drawn in the text colour (light here): the legend says so, not "dark".
@@ -212,6 +212,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
         hit: rgb(vars['--vscode-charts-green']),
         edge: `linear-gradient(90deg, ${rgb(vars['--vscode-editor-foreground'])}`,
         chipLegend: 'hash chip: same colour = same prefix; a bar at its left edge (text colour) = changed here',
+        chipTitle: 'hash chip: same colour = same prefix; a bar at its left edge (text colour) = changed here',
       });
       await page.screenshot({ path: join(artifacts('screenshots'), `panel-${cls}.png`), fullPage: true });
       await page.close();

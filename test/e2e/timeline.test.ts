@@ -19,7 +19,7 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
       await wb.open(theme);
       await wb.command('Prefix Lens: Focus on Sessions View');
       await wb.sideBarWidth(420);
-      await wb.page.getByRole('treeitem', { name: /pi lab session.*13 req · 3 breaks/ }).waitFor({ timeout: 60_000 });
+      await wb.page.getByRole('treeitem', { name: /^pi lab session: 3 breaks, 64% cache hit rate, 13 requests/ }).waitFor({ timeout: 60_000 });
       await wb.command('Prefix Lens: Open Timeline…');
       const input = wb.page.locator('.quick-input-widget input.input').first();
       await input.fill('pi lab session');

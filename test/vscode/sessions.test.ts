@@ -4,7 +4,45 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionsNode } from '../../src/extension/sessionsView.js';
 import { SummaryCache } from '../../src/extension/summaryCache.js';
+import { ago } from '../../src/extension/format.js';
 import { PI_LONG, PI_MAIN, api, testEnv, until } from './helpers.js';
+
+/** Every fixture session's row: label → [description (age as AGE), accessible name]. */
+const ROWS: Record<string, [string, string]> = {
+  "Hello codex. Say hi.": ["1 break · 61% hit · 9 req · AGE", "Hello codex. Say hi.: 1 break, 61% cache hit rate, 9 requests, written AGE."],
+  "Hello with long…": ["1 break · 40% hit · 8 req · AGE", "Hello with long cache retention.: 1 break, 40% cache hit rate, 8 requests, written AGE."],
+  "Hello. Say hi.": ["1 break · 72% hit · 12 req · AGE", "Hello. Say hi.: 1 break, 72% cache hit rate, 12 requests, written AGE."],
+  "Lexer delegate (flash)": ["0 breaks · 50% hit · 3 req · AGE", "Lexer delegate (flash): 0 breaks, 50% cache hit rate, 3 requests, written AGE."],
+  "Parser delegation": ["6 breaks · 41% hit · 10 req · AGE", "Parser delegation: 6 breaks, 41% cache hit rate, 10 requests, written AGE."],
+  "Parser review (Sonnet)": ["1 break · 31% hit · 3 req · AGE", "Parser review (Sonnet): 1 break, 31% cache hit rate, 3 requests, written AGE."],
+  "pi lab session": ["3 breaks · 64% hit · 13 req · AGE", "pi lab session: 3 breaks, 64% cache hit rate, 13 requests, written AGE."],
+  "Recorded: Anthropic…": ["0 breaks · 80% hit · 5 req · AGE", "Recorded: Anthropic turn one.: 0 breaks, 80% cache hit rate, 5 requests, written AGE."],
+  "Recorded: Compaction…": ["2 breaks · 22% hit · 9 req · AGE", "Recorded: Compaction session turn one.: 2 breaks, 22% cache hit rate, 9 requests, written AGE."],
+  "Recorded: Hello,…": ["0 breaks · 64% hit · 6 req · AGE", "Recorded: Hello, this is turn: 0 breaks, 64% cache hit rate, 6 requests, written AGE."],
+  "Recorded: Phux v1…": ["1 break · 22% hit · 8 req · AGE", "Recorded: Phux v1 turn one.: 1 break, 22% cache hit rate, 8 requests, written AGE."],
+  "Recorded: Phux v2…": ["1 break · 96% hit · 5 req · AGE", "Recorded: Phux v2 turn one.: 1 break, 96% cache hit rate, 5 requests, written AGE."],
+  "Scripted subtask…": ["0 breaks · 0% hit · 1 req · AGE", "Scripted subtask (@general subagent): 0 breaks, 0% cache hit rate, 1 request, written AGE."],
+};
+/** The hover of the Pi main recording's row, unescaped (PATH = its file in the fixture home). */
+const MAIN_TOOLTIP = [
+  'pi lab session',
+  '01a230ec-9a4e-7417-8af1-68d34234bdc8',
+  '**13** requests · **3** breaks · hit rate **64%**',
+  '| | tokens |\n|---|---:|\n| cache read | 19,124 |\n| cache write | 4,994 |\n| uncached | 5,971 |',
+  'Re-billed by breaks: **0** tokens, **$0**',
+  'PATH',
+  'project /home/user/pi-lab/main/project',
+].join('\n\n');
+/** Markdown text as VS Code shows it: appendText's escapes and non-breaking spaces undone. */
+const unescape = (md: string) => md.replaceAll('&nbsp;', ' ').replace(/\\([\\`*_{}[\]()#+\-.!<>|~])/g, '$1');
+/** Host rows: label, description, what their children are. */
+const HOST_ROWS: string[][] = [
+  ['Claude Code', '1 session · /tmp/prefix-lens-cc-lab/project', 'session'],
+  ['Codex', '1 session · /tmp/prefix-lens-codex-lab/project', 'session'],
+  ['OpenCode', '6 sessions', 'project'],
+  ['PI-Desktop', '3 sessions · /home/dev/work/parser', 'session'],
+  ['Pi', '2 sessions', 'project'],
+];
 
 /** Children of a node, as the view gets them. */
 async function children(node?: SessionsNode): Promise<SessionsNode[]> {
@@ -65,13 +103,13 @@ describe('Sessions view', () => {
     });
   });
 
-  it('shows each session as "title · N req · N breaks · N% hit · age" with a warning icon for breaks', async () => {
+  it('shows each session as "title · N breaks · N% hit · N req · age" with a warning icon for breaks', async () => {
     const a = await api();
     const refs = await a.sessions.sessions();
     const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
     const item = a.sessions.getTreeItem({ kind: 'session', ref: main });
     assert.equal(item.label, 'pi lab session');
-    assert.match(String(item.description), /^13 req · 3 breaks · 64% hit · /);
+    assert.match(String(item.description), /^3 breaks · 64% hit · 13 req · /);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'warning');
     const tip = (item.tooltip as vscode.MarkdownString).value;
     assert.match(tip, /cache read \| 19,124/);
@@ -89,8 +127,60 @@ describe('Sessions view', () => {
     }
     const basic = refs.find((r) => r.title === 'Recorded: Anthropic turn one.')!;
     const ok = a.sessions.getTreeItem({ kind: 'session', ref: basic });
-    assert.match(String(ok.description), /^5 req · 0 breaks · 80% hit · /);
+    assert.match(String(ok.description), /^0 breaks · 80% hit · 5 req · /);
     assert.equal((ok.iconPath as vscode.ThemeIcon).id, 'pass');
+  });
+
+  it('puts breaks and hit rate first in every row (a 300 px side bar cuts the end; names cut to 22 characters), the whole name in a Markdown hover and a one-sentence accessible name', async () => {
+    const a = await api();
+    const refs = (await a.sessions.sessions()).filter((r) => !r.path.startsWith(testEnv.tmp) && !/(new|growing|status|markdown)-project|status-\d/.test(r.path));
+    await a.sessions.summariesOf(refs);
+    const rows = Object.fromEntries(
+      refs.map((ref) => {
+        const item = a.sessions.getTreeItem({ kind: 'session', ref });
+        const when = ago(ref.mtimeMs);
+        return [String(item.label), [String(item.description).replace(` · ${when}`, ' · AGE'), item.accessibilityInformation?.label.replace(`written ${when}.`, 'written AGE.')]];
+      }),
+    );
+    assert.deepEqual(rows, ROWS);
+    const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
+    const tip = a.sessions.getTreeItem({ kind: 'session', ref: main }).tooltip as vscode.MarkdownString;
+    assert.equal(unescape(tip.value).trimEnd(), MAIN_TOOLTIP.replace('PATH', main.path));
+    assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
+  });
+
+  it('skips the project level of a host whose sessions share one project (Claude Code, Codex, PI-Desktop), and keeps it for Pi and OpenCode', async () => {
+    const a = await api();
+    await a.sessions.refresh();
+    const hosts = await children();
+    const shape = await Promise.all(
+      hosts.map(async (h) => {
+        const item = a.sessions.getTreeItem(h);
+        const kids = await children(h);
+        return [item.label, String(item.description), [...new Set(kids.map((k) => k.kind))].join()];
+      }),
+    );
+    assert.deepEqual(shape.sort(), HOST_ROWS);
+  });
+
+  it('escapes a session title that holds Markdown, a command link, an icon and HTML: the hover shows it as text, links nothing', async () => {
+    const a = await api();
+    const dir = join(testEnv.home, '.pi/agent/sessions/--home-user-markdown-project--');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, '2026-12-01T00-00-00-000Z_01a230ec-0000-7000-8000-000000000020.jsonl');
+    const title = '[x](command:foo) **b** $(zap) <img src=x>';
+    const text = readFileSync(join(testEnv.home, PI_MAIN), 'utf8').replace(/"id":"[0-9a-f-]{36}"/, '"id":"01a230ec-0000-7000-8000-000000000020"');
+    writeFileSync(file, text.replace('"name":"pi lab session"', `"name":${JSON.stringify(title)}`).replaceAll('/home/user/pi-lab/main/project', '/home/user/markdown/project'));
+    await a.sessions.refresh();
+    const ref = await until('the session to be listed', async () => (await a.sessions.sessions()).find((r) => r.path === file), 30_000);
+    await a.sessions.summariesOf([ref]);
+    const item = a.sessions.getTreeItem({ kind: 'session', ref });
+    assert.equal(item.label, '[x](command:foo)…');
+    const tip = item.tooltip as vscode.MarkdownString;
+    assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
+    const first = tip.value.split('\n\n')[0];
+    assert.equal(first, '\\[x\\]\\(command:foo\\)&nbsp;\\*\\*b\\*\\*&nbsp;$\\(zap\\)&nbsp;\\<img&nbsp;src=x\\>');
+    assert.equal(item.accessibilityInformation?.label, `${title}: 3 breaks, 64% cache hit rate, 13 requests, written ${ago(ref.mtimeMs)}.`);
   });
 
   it('caches summaries across restarts by size + mtime + content check, for the same build and rule overrides', async () => {
@@ -149,16 +239,16 @@ describe('Sessions view', () => {
       const ref = (await a.sessions.sessions()).find((r) => r.path === file);
       return ref && String(a.sessions.getTreeItem({ kind: 'session', ref }).description);
     };
-    await until('the new session to be listed with 4 requests', async () => /^4 req · 0 breaks · /.test((await describe()) ?? ''), 30_000);
+    await until('the new session to be listed with 4 requests', async () => /^0 breaks · \d+% hit · 4 req · /.test((await describe()) ?? ''), 30_000);
     appendFileSync(file, lines.slice(15).join('\n'));
     // While it is recomputed, the row keeps the previous figures (never back to "analyzing…").
     const seen = new Set<string>();
     await until('the row to show the whole recording: 13 requests, 3 breaks', async () => {
       const d = (await describe()) ?? '';
       seen.add(d.replace(/ · [^·]*$/, ''));
-      return /^13 req · 3 breaks · 64% hit · /.test(d);
+      return /^3 breaks · 64% hit · 13 req · /.test(d);
     }, 30_000);
-    assert.deepEqual([...seen].filter((d) => !/^(4 req · 0 breaks|13 req · 3 breaks) · /.test(d)), []);
+    assert.deepEqual([...seen].filter((d) => !/^(0 breaks · \d+% hit · 4 req|3 breaks · 64% hit · 13 req)$/.test(d)), []);
   });
 
   it('names the session being written in the status bar with its hit rate and breaks (warning colours while its latest request broke the cache); a click opens its Timeline at that break', async () => {

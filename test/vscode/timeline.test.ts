@@ -3,7 +3,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmS
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { captureRoots } from '../../src/hosts/capturestamp.js';
-import { REPORT_ELEMENT_ID } from '../../src/protocol.js';
+import { FromWebviewMessageSchema, MessageType, REPORT_ELEMENT_ID, copyPathMessage } from '../../src/protocol.js';
 import { writeSession } from '../../scripts/bench/corpus.js';
 import { PI_MAIN, api, testEnv, until } from './helpers.js';
 
@@ -44,6 +44,28 @@ describe('Timeline panel', () => {
     await vscode.commands.executeCommand('prefixLens.openTimeline', { path, requestIndex: 13 });
     assert.equal(tl.size, 1, 'the same session reuses its panel');
     assert.equal(panel.loads, 1, 'revealing an open panel selects, it does not reload');
+  });
+
+  it("copies the session path when the header's copy button posts copyPath (through the protocol), and nothing for a message that names a path", async () => {
+    const a = await api();
+    const path = join(testEnv.home, PI_MAIN);
+    await vscode.commands.executeCommand('prefixLens.openTimeline', { path });
+    const ref = (await a.sessions.sessions()).find((r) => r.path === path)!;
+    const panel = (await a.timelines()).get(ref.key)!;
+    await vscode.env.clipboard.writeText('before');
+    // What the app posts, as postMessage carries it (a structured clone: JSON here), checked by the schema the webview checks with.
+    const wire = JSON.parse(JSON.stringify(FromWebviewMessageSchema.parse(copyPathMessage(0))));
+    assert.deepEqual(wire, { type: MessageType.CopyPath, sessionIndex: 0 });
+    panel.receive(wire);
+    await panel.copied;
+    assert.equal(await vscode.env.clipboard.readText(), path);
+    // The webview cannot choose what is copied: a message with a path of its own does not parse.
+    await vscode.env.clipboard.writeText('before');
+    const copied = panel.copied;
+    panel.receive({ type: MessageType.CopyPath, sessionIndex: 0, path: '/etc/passwd' });
+    panel.receive({ type: MessageType.CopyPath, sessionIndex: 1 });
+    assert.equal(panel.copied, copied);
+    assert.equal(await vscode.env.clipboard.readText(), 'before');
   });
 
   it('follows the session file as it grows (live tail)', async () => {

@@ -12,13 +12,13 @@ const summaryOf = async (path: string) => summarize((await buildReport([path], u
 describe('session figures in the Sessions view rows, hovers and the session picker (format.ts)', () => {
   it('says "1 break" of the PI-Desktop session with one break, in the row and the hover (the hover said "1 breaks")', async () => {
     const s = await summaryOf(PARSER_REVIEW);
-    assert.equal(figuresText(s), '3 req · 1 break · 31% hit');
+    assert.equal(figuresText(s), '1 break · 31% hit · 3 req');
     assert.equal(countsMarkdown(s), '**3** requests · **1** break · hit rate **31%**');
   });
 
   it('keeps the plural of the Pi main recording: 13 requests, 3 breaks, 64 % hit', async () => {
     const s = await summaryOf(PI_MAIN);
-    assert.equal(figuresText(s), '13 req · 3 breaks · 64% hit');
+    assert.equal(figuresText(s), '3 breaks · 64% hit · 13 req');
     assert.equal(countsMarkdown(s), '**13** requests · **3** breaks · hit rate **64%**');
   });
 
@@ -27,7 +27,7 @@ describe('session figures in the Sessions view rows, hovers and the session pick
     const sub = report.sessions.find((x) => x.title === 'Scripted subtask (@general subagent)');
     assert.ok(sub);
     const s = summarize(sub);
-    assert.equal(figuresText(s), '1 req · 0 breaks · 0% hit');
+    assert.equal(figuresText(s), '0 breaks · 0% hit · 1 req');
     assert.equal(countsMarkdown(s), '**1** request · **0** breaks · hit rate **0%**');
   });
 });
