@@ -13,6 +13,7 @@ import type { SessionRef } from '../hosts/registry.js';
 import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, statusText, tokens } from './format.js';
 import type { SessionsView } from './sessionsView.js';
 import type { SessionSummary } from './summaryCache.js';
+import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 
 /** How long after its last write a session counts as active (ms): a turn, plus a pause to read it. */
 const ACTIVE_MS = 30 * 60_000;
@@ -76,12 +77,11 @@ export class ActiveSessionStatus implements vscode.Disposable {
     // At the latest request when it broke: that is what the warning colours point at.
     const at = broke && s?.last ? s.last.index : undefined;
     this.item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [at === undefined ? ref : { ref, requestIndex: at }] };
-    const md = new vscode.MarkdownString(undefined, true);
-    md.supportHtml = false;
+    // Theme icons for the $(warning) below; the title and path are untrusted text.
+    const md = safeMarkdown(true);
     md.appendMarkdown('**Prefix Lens** · the session being written now\n\n');
-    // appendText escapes the untrusted title and path (a line break in it becomes a paragraph).
-    md.appendText(`${name}\n`);
-    md.appendText(`${this.sessions.hostLabel(ref.host)}${ref.project ? ` · ${ref.project}` : ''} · written ${ago(ref.mtimeMs)}\n`);
+    appendUntrusted(md, `${name}\n${this.sessions.hostLabel(ref.host)}${ref.project ? ` · ${ref.project}` : ''} · written ${ago(ref.mtimeMs)}`);
+    md.appendMarkdown('\n\n');
     this.item.text = statusText(name, s);
     if (!s) {
       this.item.backgroundColor = undefined;

@@ -15,6 +15,7 @@ import { ago, countsMarkdown, figuresText, plural, rebilledMarkdown, sessionName
 import type { Log } from './log.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
+import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 
 export type SessionsNode =
   | { kind: 'host'; host: string; label: string; refs: SessionRef[] }
@@ -347,34 +348,6 @@ function iconFor(t: SessionSummary): vscode.ThemeIcon {
   if (t.misses > 0) return new vscode.ThemeIcon('info', new vscode.ThemeColor('problemsInfoIcon.foreground'));
   if (t.requests === 0) return new vscode.ThemeIcon('circle-outline');
   return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
-}
-
-/**
- * A hover that renders nothing of what it shows: no command links (isTrusted false), no HTML, no
- * theme icons; untrusted text (titles, prompts, paths from transcripts) goes in with appendText,
- * which escapes Markdown.
- */
-function safeMarkdown(): vscode.MarkdownString {
-  const md = new vscode.MarkdownString();
-  md.isTrusted = false;
-  md.supportHtml = false;
-  md.supportThemeIcons = false;
-  return md;
-}
-
-/**
- * Appends untrusted `text` to `md` as paragraphs (one per line) shown as they are: appendText
- * escapes Markdown and `>` (and `$(` icons), and `<` is escaped here too, so that not even HTML
- * a renderer allowed could come from it.
- */
-function appendUntrusted(md: vscode.MarkdownString, text: string): void {
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    const at = md.value.length;
-    md.appendText(line);
-    md.value = md.value.slice(0, at) + md.value.slice(at).replaceAll('<', '\\<');
-    md.appendMarkdown(i < lines.length - 1 ? '\n\n' : '');
-  });
 }
 
 /** A hover of text paragraphs only (safeMarkdown). */

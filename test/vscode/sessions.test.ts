@@ -289,6 +289,19 @@ describe('Sessions view', () => {
     assert.equal(report?.path, long);
     assert.equal(report?.totals.requests, 8);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // A newer session whose title holds a command link, Markdown, an icon and HTML: the tooltip
+    // shows it as text (its own $(warning) icon is the only one).
+    const title = '[x](command:foo) **b** $(zap) <img src=x>';
+    const hostile = copy(PI_MAIN, 3);
+    writeFileSync(hostile, readFileSync(hostile, 'utf8').replace('"name":"pi lab session"', `"name":${JSON.stringify(title)}`));
+    await until('the status bar to follow the titled session', () => a.status.shown?.path === hostile && /breaks$/.test(a.status.text), 30_000);
+    const tip = a.status.tooltip;
+    const named = tip.split('\n\n')[1];
+    assert.ok(named.includes('\\<img&nbsp;src=x\\>'), named);
+    assert.doesNotMatch(tip, /(^|[^\\])<img/);
+    assert.doesNotMatch(tip, /(^|[^\\])\]\(command:foo/);
+    assert.doesNotMatch(tip, /(^|[^\\])\$\(zap\)/);
+    assert.match(tip, /\$\(warning\) The latest request, #13, broke the cache/);
   });
 });
 
