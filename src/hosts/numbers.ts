@@ -7,7 +7,31 @@
  * Such a value becomes unknown (`null`) with a warning at the request's file and line (or row); the
  * request itself, and the rest of the session, are analyzed as usual.
  */
+import { z } from 'zod';
 import type { Diagnostic, LlmRequest, Session, Usage } from '../core/model.js';
+
+/** A host's value where a number belongs: a finite non-negative number as is, anything else NaN. */
+function hostValue(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : NaN;
+}
+
+/**
+ * The zod schema of a required token count, cost or time field of a host file: accepts any
+ * present value, so that a string "12", null, an object, a boolean, a negative number or 1e400
+ * (Infinity after JSON.parse) does not fail the whole line and drop its request. Such a value
+ * becomes NaN, which checkSessionNumbers turns into unknown (usage null, with a warning at the
+ * request's file and line naming the field). A missing field still fails the line.
+ */
+export const hostNumber = z
+  .unknown()
+  .refine((v) => v !== undefined, 'required')
+  .transform(hostValue);
+
+/** hostNumber for an optional field: absent stays absent (undefined). */
+export const optionalHostNumber = z
+  .unknown()
+  .transform((v) => (v === undefined ? undefined : hostValue(v)))
+  .optional();
 
 /** Largest |ms| a Date holds (ECMA-262 §21.4.1.1 "Time Values and Time Range"). */
 export const MAX_TIME_MS = 8.64e15;

@@ -16,6 +16,7 @@
  * Objects are loose: fields a later DSH adds are kept and ignored.
  */
 import { z } from 'zod';
+import { hostNumber, optionalHostNumber } from '../numbers.js';
 
 /** Log header (line 1). `createdAt` is ms since epoch. */
 export const DshHeaderSchema = z.looseObject({
@@ -51,12 +52,12 @@ export const PackedChunkSchema = z.looseObject({
 
 /** DSH `TokenUsage` (counts are disjoint: `inputTokens` is uncached input only). */
 export const DshUsageSchema = z.looseObject({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number().optional(),
-  cacheWriteTokens: z.number().optional(),
-  reasoningTokens: z.number().optional(),
-  totalTokens: z.number().optional(),
+  inputTokens: hostNumber,
+  outputTokens: hostNumber,
+  cacheReadTokens: optionalHostNumber,
+  cacheWriteTokens: optionalHostNumber,
+  reasoningTokens: optionalHostNumber,
+  totalTokens: optionalHostNumber,
 });
 export type DshUsage = z.infer<typeof DshUsageSchema>;
 

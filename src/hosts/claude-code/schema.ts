@@ -16,17 +16,18 @@
  * and assistant lines name their request with `requestRef`.
  */
 import { z } from 'zod';
+import { optionalHostNumber } from '../numbers.js';
 
 /** Anthropic usage as Claude Code stores it on assistant lines (tokens; input excludes cache). */
 export const UsageSchema = z.looseObject({
-  input_tokens: z.number().optional(),
-  output_tokens: z.number().optional(),
-  cache_creation_input_tokens: z.number().optional(),
-  cache_read_input_tokens: z.number().optional(),
+  input_tokens: optionalHostNumber,
+  output_tokens: optionalHostNumber,
+  cache_creation_input_tokens: optionalHostNumber,
+  cache_read_input_tokens: optionalHostNumber,
   cache_creation: z
     .looseObject({
-      ephemeral_5m_input_tokens: z.number().optional(),
-      ephemeral_1h_input_tokens: z.number().optional(),
+      ephemeral_5m_input_tokens: optionalHostNumber,
+      ephemeral_1h_input_tokens: optionalHostNumber,
     })
     .nullish(),
 });
@@ -37,7 +38,7 @@ export const DiagnosticsSchema = z.looseObject({
   cache_miss_reason: z
     .looseObject({
       type: z.string(),
-      cache_missed_input_tokens: z.number().optional(),
+      cache_missed_input_tokens: optionalHostNumber,
     })
     .nullish(),
 });
@@ -95,7 +96,7 @@ export const SystemLineSchema = z.looseObject({
   ...NodeFields,
   subtype: z.string().optional(),
   logicalParentUuid: z.string().nullish(),
-  compactMetadata: z.looseObject({ trigger: z.string().optional(), preTokens: z.number().optional() }).optional(),
+  compactMetadata: z.looseObject({ trigger: z.string().optional(), preTokens: optionalHostNumber }).optional(),
   error: z.unknown().optional(),
   retryAttempt: z.number().optional(),
 });

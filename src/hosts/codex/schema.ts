@@ -7,15 +7,16 @@
  * response id and that response's usage, and `compacted` lines with `replacement_history`.
  */
 import { z } from 'zod';
+import { hostNumber, optionalHostNumber } from '../numbers.js';
 
 /** OpenAI token usage as Codex records it (tokens; `input_tokens` includes `cached_input_tokens`). */
 export const TokenUsageSchema = z.looseObject({
-  input_tokens: z.number(),
-  cached_input_tokens: z.number().optional(),
-  cache_write_input_tokens: z.number().optional(),
-  output_tokens: z.number(),
-  reasoning_output_tokens: z.number().optional(),
-  total_tokens: z.number().optional(),
+  input_tokens: hostNumber,
+  cached_input_tokens: optionalHostNumber,
+  cache_write_input_tokens: optionalHostNumber,
+  output_tokens: hostNumber,
+  reasoning_output_tokens: optionalHostNumber,
+  total_tokens: optionalHostNumber,
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 

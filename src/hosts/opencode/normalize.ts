@@ -410,7 +410,7 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
     const info = m.info;
     const starts = m.parts.map((p, i) => (p.part.type === 'step-start' ? i : -1)).filter((i) => i >= 0);
     const kind: LlmRequest['kind'] = info.summary || info.mode === 'compaction' || info.agent === 'compaction' ? 'summary' : 'agent';
-    const hasTokens = info.tokens !== undefined && info.tokens.input + info.tokens.output + (info.tokens.cache?.read ?? 0) + (info.tokens.cache?.write ?? 0) > 0;
+    const hasTokens = info.tokens !== undefined && info.tokens.input + info.tokens.output + (info.tokens.cache?.read ?? 0) + (info.tokens.cache?.write ?? 0) !== 0; // NaN (a bad count): usage unknown, the request kept
     if (starts.length === 0 && !info.error && !hasTokens) {
       bump(ignored, 'assistant:no-step');
       return;

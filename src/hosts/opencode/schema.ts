@@ -8,14 +8,15 @@
  * reader does not use are kept, unknown part types are reported by the reader, not rejected here.
  */
 import { z } from 'zod';
+import { hostNumber, optionalHostNumber } from '../numbers.js';
 
 /** `tokens` of an assistant message or a `step-finish` part (units: tokens). */
 export const TokensSchema = z.looseObject({
-  total: z.number().optional(),
-  input: z.number(),
-  output: z.number(),
-  reasoning: z.number().optional(),
-  cache: z.looseObject({ read: z.number(), write: z.number() }).optional(),
+  total: optionalHostNumber,
+  input: hostNumber,
+  output: hostNumber,
+  reasoning: optionalHostNumber,
+  cache: z.looseObject({ read: hostNumber, write: hostNumber }).optional(),
 });
 export type Tokens = z.infer<typeof TokensSchema>;
 
@@ -40,7 +41,7 @@ export const AssistantInfoSchema = z.looseObject({
   mode: z.string().optional(),
   agent: z.string().optional(),
   summary: z.boolean().optional(),
-  cost: z.number().optional(),
+  cost: optionalHostNumber,
   tokens: TokensSchema.optional(),
   finish: z.string().optional(),
   variant: z.string().optional(),

@@ -22,6 +22,7 @@
  * version adds are kept and ignored.
  */
 import { z } from 'zod';
+import { optionalHostNumber } from '../numbers.js';
 
 /** Line 1. */
 export const HeaderSchema = z.looseObject({
@@ -32,7 +33,7 @@ export const HeaderSchema = z.looseObject({
 });
 export type PdHeader = z.infer<typeof HeaderSchema>;
 
-const count = z.number().nonnegative().optional();
+const count = optionalHostNumber;
 
 /** Usage in host-core's names (`sessions.rs`) or pi-ai's (`Usage`); tokens. */
 export const UsageSchema = z.looseObject({

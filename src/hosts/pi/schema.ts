@@ -8,6 +8,7 @@
  * and ignored): Pi adds fields between versions, and the 1.x line adds more (reference/pi.md §5).
  */
 import { z } from 'zod';
+import { hostNumber, optionalHostNumber } from '../numbers.js';
 import type { JsonLiteral } from '../../core/literal.js';
 
 /** `{"type":"text","text","textSignature"?}`. The Responses API stores `{"v":1,"id":"msg_…"}` JSON in `textSignature`. */
@@ -81,18 +82,18 @@ export const ContentBlockSchema = z.union([
 
 /** Token usage as Pi records it, already normalized per API (reference/pi.md §1 "usage"). Units: tokens; cost: USD. */
 export const UsageSchema = z.looseObject({
-  input: z.number(),
-  output: z.number(),
-  cacheRead: z.number(),
-  cacheWrite: z.number(),
-  totalTokens: z.number().optional(),
+  input: hostNumber,
+  output: hostNumber,
+  cacheRead: hostNumber,
+  cacheWrite: hostNumber,
+  totalTokens: optionalHostNumber,
   cost: z
     .looseObject({
-      input: z.number().optional(),
-      output: z.number().optional(),
-      cacheRead: z.number().optional(),
-      cacheWrite: z.number().optional(),
-      total: z.number().optional(),
+      input: optionalHostNumber,
+      output: optionalHostNumber,
+      cacheRead: optionalHostNumber,
+      cacheWrite: optionalHostNumber,
+      total: optionalHostNumber,
     })
     .optional(),
 });
