@@ -89,37 +89,22 @@ let deferred: NextSession | null = null;
  *
  * Before a session whose own peak is below GROWTH (HEAP_PER_BYTE × its bytes: a session file of
  * less than 12 MiB), the collection is put off to the next call without `next`, once that session
- * is read (releaseDeferred in the Pi reader after its reconstruction, else the call after the
- * read in results.ts or tail.ts), which then decides as this call would have, the read's own garbage counted too. Such
- * a session is read beside at most ~GROWTH of garbage, a bound that does not grow with the run; a
- * larger one still starts on a collected heap. Why: between sessions no object of the analysis is
- * alive, so a full collection there frees the maps V8's optimized code of the reader, chain and
- * judge was built on, and that code is thrown away and compiled again for the next session
- * (`--trace-deopt` on the bench corpus: ~370 functions per run, ~810 TurboFan compilations);
- * with the session's entries and blocks alive, ~70 and ~460. Measured on the bench corpus, one
- * thread, `--no-cache`: CPU 0.83×, wall 0.88×, peak RSS +15 MiB (benchmark log, 2026-12-03).
+ * is read (releaseDeferred in the Pi reader after its reconstruction, else the call after the read
+ * in results.ts or tail.ts), which then decides as this call would have, the read's own garbage
+ * counted too. Such a session is read beside at most ~GROWTH of garbage, a bound that does not
+ * grow with the run; a larger one still starts on a collected heap. Why: between sessions no
+ * object of the analysis is alive, so a full collection there frees the maps V8's optimized code
+ * of the reader, chain and judge was built on, and that code is thrown away and compiled again for
+ * the next session (`--trace-deopt` on the bench corpus: ~370 functions per run, ~810 TurboFan
+ * compilations); with the session's entries and blocks alive, ~70 and ~460. Measured on the bench
+ * corpus, one thread, `--no-cache`, paired runs: CPU 0.78×, wall 0.82×, peak RSS 158 against 143
+ * MiB (benchmark log, 2026-12-03 12:49).
  * `'idle'`: the thread has nothing to do until its next session (a worker that replied), and
  * keeps no more than FLOOR of garbage meanwhile: the sessions of other threads then run beside
  * a collected heap, not beside whatever this one last left.
  * @returns true when it collected
  */
 export function releaseBetweenSessions(next?: NextSession | 'idle'): boolean {
-  return release(next);
-}
-
-/**
- * Runs the collection releaseBetweenSessions put off, if any (and if it is still due), and
- * nothing else: for a reader once its session is read while its objects are still alive (the Pi
- * reader after its reconstruction). A plain mid-session call there would collect a heap that
- * still holds the entry tree, and V8 would size the next collection from that larger live heap
- * (the 100 MiB bench session: peak RSS 427 MiB against 378).
- * @returns true when it collected
- */
-export function releaseDeferred(): boolean {
-  return deferred ? release() : false;
-}
-
-function release(next?: NextSession | 'idle'): boolean {
   const resumed = next === undefined && deferred !== null;
   if (resumed) next = deferred!;
   deferred = null;
@@ -146,4 +131,16 @@ function release(next?: NextSession | 'idle'): boolean {
   externalAfter = after.external_memory;
   buffersAfter = process.memoryUsage().arrayBuffers;
   return true;
+}
+
+/**
+ * Runs the collection releaseBetweenSessions put off, if any (and if it is still due), and
+ * nothing else: for a reader once its session is read while its objects are still alive (the Pi
+ * reader after its reconstruction). A plain mid-session call there would collect a heap that
+ * still holds the entry tree, and V8 would size the next collection from that larger live heap
+ * (the 100 MiB bench session: peak RSS 427 MiB against 378).
+ * @returns true when it collected
+ */
+export function releaseDeferred(): boolean {
+  return deferred ? releaseBetweenSessions() : false;
 }

@@ -9,10 +9,10 @@
  */
 import type { Session } from '../../core/model.js';
 import { piSessionId, readPiFile } from './read.js';
-import { releaseDeferred } from '../../memory.js';
 import { branchPoints, PiEncoder, reconstructRequests, transcriptEvents } from './normalize.js';
 import { wireRequests } from './wire.js';
 import { compactChains } from '../../core/wire.js';
+import { releaseDeferred } from '../../memory.js';
 import { sourceLabel, type RequestSource } from '../wirematch.js';
 
 export { locatePiSessions, piAgentDir, decodeCwdDir, piSessionIdOfFile, type PiSessionFile } from './locate.js';
