@@ -243,7 +243,6 @@ export async function identityBySample(
   sample: { head: Uint8Array; tail: Uint8Array },
 ): Promise<Identity | null> {
   if (ref.stamp !== undefined) return null;
-  const parent = await baseStamp(ref);
   let st;
   try {
     st = statSync(ref.path);
@@ -251,6 +250,8 @@ export async function identityBySample(
     return null;
   }
   if (!st.isFile() || st.size !== expected.size || st.mtimeMs !== expected.mtimeMs) return null;
+  // A Codex fork's parent search walks the Codex home: only once the file itself still matches.
+  const parent = await baseStamp(ref);
   const n = Math.min(st.size, CHECK_BYTES);
   if (sample.head.length !== n || sample.tail.length !== n) return null;
   let headBytes: Buffer;

@@ -13,7 +13,7 @@ import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
 import { LineSplitter, type Line } from './linesplit.js';
 
-export { firstInvalidUtf8, invalidUtf8At, LineSplitter, splitLines, type Line } from './linesplit.js';
+export { firstInvalidUtf8, type Line } from './linesplit.js';
 
 /** The warning for a line whose bytes are not valid UTF-8 (`at`: Line.invalidUtf8). */
 export function invalidUtf8Warning(file: string, line: number, at: number): Diagnostic {

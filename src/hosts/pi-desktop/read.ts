@@ -162,9 +162,10 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
       bump(out.ignored, name);
     }
   } catch (e) {
-    diag(1, 'error', `cannot read file: ${errText(e)}`);
+    // Not a bad line: said whatever the count of bad lines so far (LineProblems may be counting).
+    out.diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${errText(e)}` });
   }
-  if (first) diag(1, 'warning', 'empty transcript: no header, no rows');
+  if (first) out.diagnostics.push({ file, line: 1, severity: 'warning', message: 'empty transcript: no header, no rows' });
   problems.close();
   if (revisions) await countRevisions(revisions, out);
   return out;

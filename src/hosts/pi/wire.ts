@@ -23,7 +23,7 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
-import { FILE_LIMITS, fileErrorText, readRegularText, readRegularFile } from '../files.js';
+import { FILE_LIMITS, fileErrorText, readRegularFile } from '../files.js';
 import { splitLines } from '../linesplit.js';
 import { readMetaObject } from '../meta.js';
 import { bodyFiles, noBodiesDiagnostic, sourceLabel, type RequestSource } from '../wirematch.js';
@@ -106,14 +106,14 @@ function str(v: unknown): string | undefined {
 async function readIndex(dir: string, diagnostics: Diagnostic[]): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   const file = join(dir, 'index.ndjson');
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readRegularText(file, FILE_LIMITS.index);
+    bytes = await readRegularFile(file, FILE_LIMITS.index);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') diagnostics.push({ file, line: 1, severity: 'warning', message: `index ignored: ${fileErrorText(e)}` });
     return out;
   }
-  for (const { line: n, text: line } of splitLines(text)) {
+  for (const { line: n, text: line } of splitLines(bytes)) {
     if (!line.trim()) continue;
     try {
       const { value, cut } = parseBounded(line);
