@@ -12,6 +12,7 @@ import type { FleetPoller } from '../phux/poller.js';
 import type { SessionRef } from '../hosts/registry.js';
 import type { Log } from './log.js';
 import { fleetPollIntervalMs, phuxPath } from './settings.js';
+import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 
 export type FleetNode =
   | { kind: 'message'; text: string; icon: string; tooltip?: string }
@@ -145,8 +146,9 @@ export class FleetView implements vscode.TreeDataProvider<FleetNode>, vscode.Dis
     const [icon, color] = p.attention === 'high' ? ['bell-dot', 'problemsErrorIcon.foreground'] : (STATE_ICON[p.state] ?? STATE_ICON.unknown);
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.description = `${p.state}${p.attention !== 'none' ? ` · attention ${p.attention}` : ''}${p.cwd ? ` · ${basename(p.cwd)}` : ''}`;
-    const md = new vscode.MarkdownString();
-    md.appendText(`${p.title ?? p.terminal}\n\n${p.agent.kind} · ${p.state} (confidence ${p.confidence}) · attention ${p.attention}\n${p.cwd ?? 'cwd unknown'}\n\n${p.explanation}`);
+    // phux output is untrusted: text only, as the Sessions view's hovers.
+    const md = safeMarkdown();
+    appendUntrusted(md, `${p.title ?? p.terminal}\n${p.agent.kind} · ${p.state} (confidence ${p.confidence}) · attention ${p.attention}\n${p.cwd ?? 'cwd unknown'}\n${p.explanation}`);
     item.tooltip = md;
     const ref = p.cwd ? (await this.sessions()).find((s) => s.project === p.cwd) : undefined;
     if (ref) {

@@ -218,11 +218,14 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       item.id = `host:${node.host}`;
       const projects = new Set(node.refs.map((r) => r.project));
       // A single project is not a level of its own (getChildren): the host row names it, last.
-      const only = projects.size === 1 ? [...projects][0] : undefined;
+      // (The same test as getChildren's: one distinct project, a recorded one or none.)
+      const single = projects.size === 1;
+      const only = single ? [...projects][0] : null;
       const count = plural(node.refs.length, 'session');
+      const where = only ? `project ${only}` : 'no recorded working directory';
       item.description = only ? `${count} · ${tildify(only)}` : count;
-      item.tooltip = textTooltip(only ? [`${node.label}: ${count}`, `project ${only}`] : [`${node.label}: ${count} in ${plural(projects.size, 'project')}`]);
-      item.accessibilityInformation = { label: only ? `${node.label}: ${count} of the project ${only}.` : `${node.label}: ${count} in ${plural(projects.size, 'project')}.` };
+      item.tooltip = textTooltip(single ? [`${node.label}: ${count}`, where] : [`${node.label}: ${count} in ${plural(projects.size, 'project')}`]);
+      item.accessibilityInformation = { label: single ? `${node.label}: ${count}${only ? ` of the project ${only}` : `, ${where}`}.` : `${node.label}: ${count} in ${plural(projects.size, 'project')}.` };
       item.contextValue = 'host';
       return item;
     }

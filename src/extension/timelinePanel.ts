@@ -194,9 +194,10 @@ class TimelinePanel {
         this.deps.log.warn(`timeline: not copying the path of session ${m.sessionIndex}: the panel shows one session`);
         return;
       }
-      this.copied = vscode.env.clipboard.writeText(this.report.path).then(() => {
-        vscode.window.setStatusBarMessage('Prefix Lens: session path copied', 3000);
-      });
+      this.copied = vscode.env.clipboard.writeText(this.report.path).then(
+        () => void vscode.window.setStatusBarMessage('Prefix Lens: session path copied', 3000),
+        (e: unknown) => this.deps.log.warn(`timeline: the session path could not be copied: ${e instanceof Error ? e.message : String(e)}`),
+      );
     }
   }
 
