@@ -97,7 +97,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     await page.close();
   });
 
-  it('clicking posts selected; select moves the selection; the detail posts revealInTranscript; the toolbar posts exportHtml', async () => {
+  it('clicking posts selected; select moves the selection; the detail posts revealInTranscript; the toolbar posts exportHtml; the header's Copy posts copyPath', async () => {
     const page = await openPanel(browser, shell);
     await post(page, { type: 'load', report, live: false });
     await page.getByRole('option', { name: /^Request 10: break/ }).click();
@@ -106,12 +106,14 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     assert.equal(await selectedName(page), 'Request 5: model-switch, model-switch');
     await page.getByRole('button', { name: 'Reveal in transcript' }).click();
     await page.getByRole('button', { name: 'Export HTML report…' }).click();
+    await page.getByRole('button', { name: 'Copy the session path' }).click();
     const rec = await recorded(page);
     assert.deepEqual(rec.posted, [
       { type: 'ready' },
       { type: 'selected', ref: { sessionIndex: 0, requestIndex: 13 } },
       { type: 'revealInTranscript', file: sessionPath, line: report.sessions[0].requests[4].line },
       { type: 'exportHtml' },
+      { type: 'copyPath', sessionIndex: 0 },
     ]);
     assert.equal(report.sessions[0].requests[4].line, 20);
     assert.deepEqual(rec.states.at(-1), { sessionPath, selected: { sessionIndex: 0, requestIndex: 5 }, filter: 'all' });
