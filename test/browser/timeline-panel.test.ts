@@ -97,7 +97,7 @@ describe('timeline in the VS Code panel shell (protocol messages)', function () 
     await page.close();
   });
 
-  it('clicking posts selected; select moves the selection; the detail posts revealInTranscript; the toolbar posts exportHtml; the header's Copy posts copyPath', async () => {
+  it('clicking posts selected; select moves the selection; the detail posts revealInTranscript; the toolbar posts exportHtml; the header Copy button posts copyPath', async () => {
     const page = await openPanel(browser, shell);
     await post(page, { type: 'load', report, live: false });
     await page.getByRole('option', { name: /^Request 10: break/ }).click();
