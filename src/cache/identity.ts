@@ -9,13 +9,14 @@
  *    (a rewrite that keeps size and mtime, e.g. a restored backup, still misses);
  *  - sessions inside a shared database (OpenCode): the ref's `stamp`;
  *  - hosts the capture join applies to: the capture folders' stamp (capturestamp.ts);
- *  - a Codex fork (SessionRef.baseThread): its parent rollout's stamp (codex/locate.ts codexBaseStamp).
+ *  - a Codex fork (SessionRef.baseThread): its parent rollout's stamp (codex/locate.ts codexBaseStamp
+ *    of SessionRef.basePath, the parent discovery found; looked for only for a ref without it).
  */
 import type { BinaryLike } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CAPTURE_JOINED, captureRoots, captureStamp, headStartMs, homeDir } from '../hosts/capturestamp.js';
-import { codexBaseStamp } from '../hosts/codex/locate.js';
+import { codexBaseStamp, type RolloutLookup } from '../hosts/codex/locate.js';
 import type { SessionRef } from '../hosts/registry.js';
 
 /** Bumped whenever the entry layout changes. */
@@ -157,11 +158,16 @@ function readFull(fd: number, buf: Buffer, pos: number): number {
 }
 
 /** What identityOf reads of a ref (a run manifest stores these, src/cli/warm.ts). */
-export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' | 'mtimeMs' | 'parentId' | 'stamp' | 'startMs' | 'baseThread'>;
+export type RefIdentityFields = Pick<SessionRef, 'host' | 'key' | 'path' | 'id' | 'mtimeMs' | 'parentId' | 'stamp' | 'startMs' | 'baseThread' | 'basePath'>;
 
-/** Identity.base of a ref: its parent rollout's stamp for a Codex fork, else null. */
-function baseStamp(ref: RefIdentityFields): Promise<string | null> | null {
-  return ref.host === 'codex' && typeof ref.baseThread === 'string' ? codexBaseStamp(ref.path, ref.baseThread) : null;
+/**
+ * Identity.base of a ref: for a Codex fork its parent rollout's stamp (codex/locate.ts
+ * codexBaseStamp: `<path>:<size>:<mtime ms>` or `absent`, of SessionRef.basePath, or of the
+ * parent looked for now, through `lookup` when given, for a ref without it); null for any other
+ * ref. What the extension's summary cache keys a fork by too.
+ */
+export function baseStamp(ref: Pick<RefIdentityFields, 'host' | 'path' | 'baseThread' | 'basePath'>, lookup?: RolloutLookup): Promise<string | null> {
+  return ref.host === 'codex' && typeof ref.baseThread === 'string' ? codexBaseStamp(ref.path, ref.baseThread, ref.basePath, lookup) : Promise.resolve(null);
 }
 
 /**
@@ -234,6 +240,7 @@ export async function identityWithSample(ref: RefIdentityFields, rules: string, 
  * its head and tail hashes are `expected`'s. That is the same evidence the hashes are (the same
  * bytes compared, not a digest of them), without node:crypto. The capture stamp is taken now, as
  * identityWithRules takes it. Null when anything differs or the file cannot be read.
+ * @param lookup the run's parent search (codex/locate.ts RolloutLookup), for a fork without basePath
  */
 export async function identityBySample(
   ref: RefIdentityFields,
@@ -241,6 +248,7 @@ export async function identityBySample(
   env: NodeJS.ProcessEnv,
   expected: { size: number; mtimeMs: number; head: string; tail: string },
   sample: { head: Uint8Array; tail: Uint8Array },
+  lookup?: RolloutLookup,
 ): Promise<Identity | null> {
   if (ref.stamp !== undefined) return null;
   let st;
@@ -250,8 +258,8 @@ export async function identityBySample(
     return null;
   }
   if (!st.isFile() || st.size !== expected.size || st.mtimeMs !== expected.mtimeMs) return null;
-  // A Codex fork's parent search walks the Codex home: only once the file itself still matches.
-  const parent = await baseStamp(ref);
+  // A Codex fork's parent search lists the Codex home: only once the file itself still matches.
+  const parent = await baseStamp(ref, lookup);
   const n = Math.min(st.size, CHECK_BYTES);
   if (sample.head.length !== n || sample.tail.length !== n) return null;
   let headBytes: Buffer;

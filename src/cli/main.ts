@@ -451,7 +451,7 @@ async function run(
   let direct = false;
   try {
     for await (const item of refResults(inputs, { env: process.env, onError, onWarning, analyzeRef, parallel, cachedOutput: lookupOutput, continued })) {
-      if (item.ref) printed.push({ host: item.ref.host, key: item.ref.key, path: item.ref.path, id: item.ref.id, mtimeMs: item.ref.mtimeMs, parentId: item.ref.parentId, stamp: item.ref.stamp, startMs: item.ref.startMs, baseThread: item.ref.baseThread });
+      if (item.ref) printed.push({ host: item.ref.host, key: item.ref.key, path: item.ref.path, id: item.ref.id, mtimeMs: item.ref.mtimeMs, parentId: item.ref.parentId, stamp: item.ref.stamp, startMs: item.ref.startMs, baseThread: item.ref.baseThread, basePath: item.ref.basePath });
       else direct = true;
       if ('output' in item) {
         for (let i = 0; i < item.output.blocks.length; i++) {

@@ -18,7 +18,9 @@
  * manifest's, without hashing); for a Claude Code session (identified by its stamp: the
  * transcript's and its sub-agent files' sizes and mtimes) the stamp is taken again
  * (claude-code/locate.ts claudeStamp, as discovery takes it); for a Codex fork its parent
- * rollout's stamp (codex/locate.ts codexBaseStamp: path, size, mtime, or absent) is taken again;
+ * rollout's stamp (codex/locate.ts codexBaseStamp: path, size, mtime, or absent) is taken again,
+ * of the parent looked for now (one listing per Codex home for all forks, not the manifest's
+ * basePath, which is the last run's: a parent may have appeared since);
  * the capture folders' stamp is taken again; and that identity is the one in the output entry's
  * trailer.
  * Anything else (another option, a `host:` argument, no path, a symbolic link below a path, more
@@ -42,6 +44,7 @@ import { cachedOutputAt, copyBlockInto, DOC_EMPTY, DOC_END, DOC_START, outputFil
 import { CACHE_VERSION, CHECK_BYTES, code, identityBySample, identityWithRules, identityWithSample, type RefIdentityFields } from '../cache/identity.js';
 import { WALK_MAX_DEPTH, WALK_SKIP_DIRS } from '../hosts/files.js';
 import { claudeStamp } from '../hosts/claude-code/locate.js';
+import { RolloutLookup } from '../hosts/codex/locate.js';
 import { LEN_FIELD, trailerAt, trailerBytes, writeAllSync } from '../cache/trailer.js';
 
 const FORMAT = 'prefix-lens-run-manifest';
@@ -285,6 +288,7 @@ function readManifest(cacheDir: string, paths: string[]): OpenManifest | null {
       if (typeof r.mtimeMs !== 'number' || (r.parentId !== null && typeof r.parentId !== 'string')) return false;
       if (r.startMs !== undefined && typeof r.startMs !== 'number') return false;
       if (r.baseThread !== undefined && typeof r.baseThread !== 'string') return false;
+      if (r.basePath !== undefined && r.basePath !== null && typeof r.basePath !== 'string') return false;
       if (typeof r.out !== 'string' || !OUT_NAME.test(r.out)) return false;
       const c = r.check;
       if (r.stamp !== undefined) {
@@ -342,13 +346,16 @@ export async function warmJson(argv: string[], o: { cwd: string; env: NodeJS.Pro
     for (let i = 0; i < paths.length; i++) if (treeStamp(paths[i]) !== m.trees[i]) return null;
     const sampleBuf = Buffer.allocUnsafe(2 * CHECK_BYTES);
     let at = read.samplesAt;
+    // A fork's parent as the full run would find it now (the manifest's basePath is the last
+    // run's: a parent that appeared, or a copy found first, since): one listing per Codex home.
+    const lookup = new RolloutLookup();
     for (const ref of m.refs) {
       let id;
       if (ref.check) {
         const n = Math.min(ref.check.size, CHECK_BYTES);
         if (readSync(fd, sampleBuf, 0, 2 * n, at) !== 2 * n) return null;
         at += 2 * n;
-        id = await identityBySample(ref, m.rules, o.env, ref.check, { head: sampleBuf.subarray(0, n), tail: sampleBuf.subarray(n, 2 * n) });
+        id = await identityBySample({ ...ref, basePath: undefined }, m.rules, o.env, ref.check, { head: sampleBuf.subarray(0, n), tail: sampleBuf.subarray(n, 2 * n) }, lookup);
       } else {
         // A Claude Code ref: its stamp as discovery would take it now, or a miss.
         const st = statSync(ref.path);

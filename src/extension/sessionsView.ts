@@ -31,8 +31,14 @@ export type SessionsNode =
  */
 type Summary = { state: 'done'; summary: SessionSummary; of: string } | { state: 'pending'; previous?: SessionSummary } | { state: 'failed'; error: string; of: string };
 
-/** What a summary was computed from: the ref's size (bytes), mtime (ms) and content stamp. */
-const identityOf = (r: SessionRef): string => `${r.size}:${r.mtimeMs}:${r.stamp ?? ''}`;
+/**
+ * What a summary was computed from: the ref's size (bytes), mtime (ms) and content stamp; for a
+ * Codex fork also its parent rollout (SessionRef.basePath) and that rollout's size and mtime as
+ * the same listing shows it (`parent`, when listed), so a parent removed, moved, appearing or
+ * rewritten makes the fork summarized again.
+ */
+const identityOf = (r: SessionRef, parent?: SessionRef): string =>
+  `${r.size}:${r.mtimeMs}:${r.stamp ?? ''}${r.baseThread === undefined ? '' : `:${r.basePath ?? ''}:${parent ? `${parent.size}:${parent.mtimeMs}` : ''}`}`;
 
 export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionsNode | undefined>();
@@ -44,6 +50,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   /** Fires when a session's summary is ready (or failed), shown in the tree or not. */
   readonly onDidSummarize = this.summarizedEmitter.event;
   private refs: SessionRef[] | undefined;
+  /** The last listing's refs by path (a Codex fork's parent rollout, identityOf). */
+  private byPath = new Map<string, SessionRef>();
   /** Hosts of the registry in view order (from the worker, so this bundle loads no reader). */
   private hosts: Array<{ id: string; label: string }> = [];
   private listing: Promise<SessionRef[]> | undefined;
@@ -105,7 +113,8 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
 
   /** What a summary of `ref` computed now is of: its listing's identity and the rules basis. */
   private stampOf(ref: SessionRef, basis = this.cache.basis()): string {
-    return `${identityOf(ref)}|${basis}`;
+    const parent = typeof ref.basePath === 'string' ? this.byPath.get(ref.basePath) : undefined;
+    return `${identityOf(ref, parent)}|${basis}`;
   }
 
   /** Re-lists every host now; resolves with the sessions found. */
@@ -145,6 +154,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       (r) => {
         if (generation !== this.generation) return r.refs;
         this.refs = r.refs;
+        this.byPath = new Map(r.refs.map((x) => [x.path, x]));
         this.hosts = r.hosts;
         this.lastListing = { count: r.refs.length, ms: Math.round(performance.now() - t0) };
         this.log.info(`listed ${r.refs.length} session(s) in ${this.lastListing.ms} ms (discovery ${r.ms} ms in the worker)`);

@@ -4,7 +4,9 @@
  * size, mtime and registry stamp (OpenCode: the session's row counts and update times) AND the same
  * content check as the CLI's result cache (cache/identity.ts contentCheck: SHA-256 of its first and
  * last 64 KiB), so a file
- * rewritten within the same mtime tick, or copied with its mtime kept, is analyzed again.
+ * rewritten within the same mtime tick, or copied with its mtime kept, is analyzed again; a Codex
+ * fork's entry also holds its parent rollout's stamp (cache/identity.ts baseStamp, the CLI result
+ * cache's `base`), so a parent removed, moved, rewritten or appearing is analyzed again too.
  *
  * The file is shared by every VS Code window (one extension host each). A save writes a temp file
  * and renames it over the file (a reader never sees a torn file), under a lock file
@@ -20,7 +22,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { contentCheck } from '../cache/identity.js';
+import { baseStamp, contentCheck } from '../cache/identity.js';
 import type { SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
 
@@ -77,6 +79,8 @@ export interface Entry {
   /** The registry's content identity within a shared file (OpenCode rows), when any. */
   stamp?: string;
   check: string;
+  /** A Codex fork's parent rollout stamp (cache/identity.ts baseStamp: `<path>:<size>:<mtime>` or `absent`); absent for any other session. */
+  base?: string;
   /** What the summary was computed with (see SummaryCache's `basis`); another basis is a miss. */
   basis?: string;
   /** When the summary was last stored or used (ms since epoch); an entry saved without one counts as used when read. */
@@ -106,6 +110,7 @@ function isEntry(v: unknown): v is Entry {
   const e = v as Record<string, unknown>;
   if (!isNum(e.size) || !isNum(e.mtimeMs) || typeof e.check !== 'string') return false;
   if (e.stamp !== undefined && typeof e.stamp !== 'string') return false;
+  if (e.base !== undefined && typeof e.base !== 'string') return false;
   if (e.basis !== undefined && typeof e.basis !== 'string') return false;
   if (e.seenAt !== undefined && !isNum(e.seenAt)) return false;
   const t = e.summary as Record<string, unknown> | null;
@@ -213,7 +218,8 @@ export class SummaryCache {
   }
 
   /**
-   * The cached summary of `ref` when size, mtime, content check and basis all still match.
+   * The cached summary of `ref` when size, mtime, content check, basis and (a Codex fork) its
+   * parent rollout's stamp all still match.
    * @param basis the basis the caller judges with (default: `basis()` now)
    */
   async get(ref: SessionRef, basis = this.basis()): Promise<SessionSummary | undefined> {
@@ -225,6 +231,7 @@ export class SummaryCache {
     } catch {
       return this.miss();
     }
+    if (e.base !== ((await baseStamp(ref)) ?? undefined)) return this.miss();
     this.stats.hits++;
     const now = this.now();
     if (now - (e.seenAt ?? 0) > SEEN_REFRESH_MS) {
@@ -241,7 +248,7 @@ export class SummaryCache {
   }
 
   /**
-   * Stores a summary for `ref` (its check is computed now) and saves soon.
+   * Stores a summary for `ref` (its check, and a Codex fork's parent stamp, taken now) and saves soon.
    * @param basis the basis the summary was judged with (default: `basis()` now; a summary whose
    *   analysis started before the overrides changed must pass the old one, not be filed under the new)
    */
@@ -252,7 +259,8 @@ export class SummaryCache {
     } catch {
       return;
     }
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, basis, seenAt: this.now(), summary });
+    const base = await baseStamp(ref);
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, ...(base !== null ? { base } : {}), basis, seenAt: this.now(), summary });
     this.dirty.add(ref.key);
     this.scheduleSave();
   }

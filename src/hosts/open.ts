@@ -17,6 +17,7 @@ import { claudeRef } from './claude-code/discover.js';
 import { readClaudeSession } from './claude-code/index.js';
 import { codexRef } from './codex/discover.js';
 import { readCodexSession } from './codex/index.js';
+import { RolloutLookup } from './codex/locate.js';
 import { hostArg, noSessionText } from './registry.js';
 
 /** Options for opening sessions. `requestsDir`: captured bodies of the same session (wire mode). */
@@ -67,10 +68,12 @@ async function openAny(arg: string, opts: OpenOptions): Promise<Session[]> {
   const jsonl = names.filter((n) => n.endsWith('.jsonl')).sort();
   if (jsonl.length) {
     const out: Session[] = [];
+    // A fork's parent: one listing of its Codex home for every rollout of the folder.
+    const lookup = new RolloutLookup();
     for (const n of jsonl) {
       const f = join(arg, n);
       if (await claudeRef(f, false)) out.push(...(await readClaudeSession(f, { requestsDir: opts.requestsDir })));
-      else if (await codexRef(f, false)) out.push(...(await readCodexSession(f, { requestsDir: opts.requestsDir })));
+      else if (await codexRef(f, false)) out.push(...(await readCodexSession(f, { requestsDir: opts.requestsDir, lookup })));
       else if (!/^agent-/.test(n)) out.push(await readPiSession(f, { requestsDir: opts.requestsDir }));
     }
     return out;

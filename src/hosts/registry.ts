@@ -28,7 +28,7 @@ import { claudeRef } from './claude-code/discover.js';
 import { claudeConfigDirs, locateClaudeSessions } from './claude-code/locate.js';
 import { readClaudeSession } from './claude-code/index.js';
 import { codexRef } from './codex/discover.js';
-import { codexHome, locateCodexRollouts } from './codex/locate.js';
+import { codexHome, locateCodexRollouts, resolveForkParents, RolloutLookup } from './codex/locate.js';
 import { readCodexSession } from './codex/index.js';
 import { listTranscripts, piDesktopDataDir, piDesktopRef, readPiDesktopSession, releasePiDesktopDbs } from './pi-desktop/index.js';
 
@@ -73,6 +73,16 @@ export interface SessionRef {
    * codexBaseStamp). Absent for every other session.
    */
   baseThread?: string;
+  /**
+   * A Codex fork's parent rollout as discovery found it (one listing of the Codex home for all
+   * forks of a discovery: codex/locate.ts RolloutLookup): its path, or null when there is none
+   * (the reader then warns that the parent was not found, and nothing looks for it again until
+   * the next discovery). The reader reads it and the result cache stamps it (codexBaseStamp);
+   * a path whose file is gone by then is looked for again. Absent for a ref discovery did not
+   * resolve (a ref made elsewhere: the reader and the stamp look for the parent themselves) and
+   * for every session that is no fork.
+   */
+  basePath?: string | null;
 }
 
 /**
@@ -114,6 +124,12 @@ export interface HostEntry {
   refsAt(path: string, isDir: boolean, claim: Claim): Promise<SessionRef[] | null>;
   /** Reads one ref in full into normalized Session(s). Never throws for bad content (diagnostics). */
   open(ref: SessionRef, opts?: OpenRefOptions): Promise<Session[]>;
+  /**
+   * Completes the refs of one discovery (a walk, a named path) with what needs more than their
+   * own file, in place: Codex resolves each fork's parent rollout (SessionRef.basePath), one
+   * listing per Codex home for all of them. `discover` does it itself.
+   */
+  settle?(refs: SessionRef[]): Promise<void>;
   /** Folders to watch for new or changed sessions (they may not exist yet). */
   watchRoots(opts: DiscoverOptions): string[];
   /** Environment variables that move the host's default locations (named when `<host>:` finds nothing). */
@@ -263,15 +279,22 @@ const codex: HostEntry = {
     if (opts.paths?.codex) return walkAll(opts.paths.codex, [codex], opts.onWarning);
     // reference/claude-code-codex.md §2.1: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl, archived_sessions/
     const files = await locateCodexRollouts(opts.env, opts.home);
-    return newestFirst((await mapLimit(files, PEEK_CONCURRENCY, (f) => codexRef(f, false))).filter(notNull));
+    const refs = (await mapLimit(files, PEEK_CONCURRENCY, (f) => codexRef(f, false))).filter(notNull);
+    // Forks' parents from this very listing: the Codex home is not listed again.
+    const lookup = new RolloutLookup();
+    lookup.seed(codexHome(opts.env, opts.home), files);
+    await resolveForkParents(refs, lookup);
+    return newestFirst(refs);
   },
   async refsAt(path, dir, claim) {
     if (dir) return null;
     const ref = await codexRef(path, claim === 'named');
     return ref ? [ref] : null;
   },
+  settle: (refs) => resolveForkParents(refs, new RolloutLookup()),
   async open(ref, opts = {}) {
-    return readCodexSession(ref.path, { requestsDir: opts.requestsDir });
+    const base = ref.baseThread !== undefined && ref.basePath !== undefined ? { thread: ref.baseThread, path: ref.basePath } : undefined;
+    return readCodexSession(ref.path, { requestsDir: opts.requestsDir, base });
   },
   watchRoots(opts) {
     if (opts.paths?.codex) return opts.paths.codex;
@@ -417,8 +440,17 @@ export function watchRootsAdding(opts: DiscoverOptions): string[] {
 
 async function walkAll(paths: string[], hosts: readonly HostEntry[], onWarning?: (message: string) => void): Promise<SessionRef[]> {
   const out: SessionRef[] = [];
-  for (const p of paths) out.push(...(await findSessions(p, hosts, onWarning)));
-  return out;
+  for (const p of paths) out.push(...(await unsettledAt(p, hosts, onWarning)));
+  return settled(out);
+}
+
+/** `refs` after each host's settle (HostEntry.settle) over its own refs among them, in place. */
+async function settled(refs: SessionRef[]): Promise<SessionRef[]> {
+  for (const h of HOSTS) {
+    const own = h.settle ? refs.filter((r) => r.host === h.id) : [];
+    if (own.length) await h.settle!(own);
+  }
+  return refs;
 }
 
 /**
@@ -427,11 +459,17 @@ async function walkAll(paths: string[], hosts: readonly HostEntry[], onWarning?:
  * Pi, a named `.db` as OpenCode); below it, each file and folder is offered to every host, and
  * folders no host claims are entered (symbolic links to folders are not entered, so a walk cannot loop),
  * down to WALK_MAX_DEPTH levels; each folder left out below that is named to `onWarning` (the first
- * WALK_DEEP_NAMED, then one message counting the rest).
+ * WALK_DEEP_NAMED, then one message counting the rest). The refs are settled (HostEntry.settle: a
+ * Codex fork's parent rollout resolved, one listing per Codex home for the whole call).
  * @returns [] when nothing is recognized (the caller says why)
  * @throws Error "<path>: <reason>" (missingPathText) when the path cannot be stat-ed
  */
 export async function findSessions(path: string, hosts: readonly HostEntry[] = HOSTS, onWarning?: (message: string) => void): Promise<SessionRef[]> {
+  return settled(await unsettledAt(path, hosts, onWarning));
+}
+
+/** findSessions before the hosts' settle. */
+async function unsettledAt(path: string, hosts: readonly HostEntry[], onWarning?: (message: string) => void): Promise<SessionRef[]> {
   let st;
   try {
     st = await stat(path);
@@ -542,7 +580,7 @@ export async function noSessionText(arg: string, opts: DiscoverOptions): Promise
 export async function recognizeFile(path: string): Promise<SessionRef[]> {
   for (const h of HOSTS) {
     const refs = await h.refsAt(path, false, 'opened').catch(() => null);
-    if (refs?.length) return refs;
+    if (refs?.length) return settled(refs);
   }
   return [];
 }

@@ -2,7 +2,9 @@
  * Codex discovery: rollout files → SessionRefs from file metadata and the head/tail windows
  * (never a full read): the conversation id and cwd from `session_meta`, the first prompt from the
  * first user message event (`user_message`, or 0.169's `item_completed` UserMessage; Codex's own
- * context items are not prompts).
+ * context items are not prompts). A fork's parent rollout (SessionRef.basePath) is resolved after,
+ * for all refs of a listing at once (locate.ts resolveForkParents: the registry's Codex discover,
+ * from its own listing, and its settle after a walk).
  */
 import { basename } from 'node:path';
 import { nextLinesAre, objectOf, peekFile } from '../peek.js';

@@ -9,7 +9,7 @@
  * `source.subagent.thread_spawn.parent_thread_id`) becomes `parentId`.
  */
 import type { Diagnostic, Session } from '../../core/model.js';
-import { codexIdOfFile, findRolloutOf } from './locate.js';
+import { codexIdOfFile, parentRollout, type RolloutLookup } from './locate.js';
 import { withWire, type RequestSource, type Unmatched } from '../wirematch.js';
 import { codexEvents, codexRequests } from './normalize.js';
 import { readCodexFile, type CxRead } from './read.js';
@@ -19,6 +19,13 @@ export { codexHome, locateCodexRollouts } from './locate.js';
 export interface ReadCodexOptions {
   /** Folder of captured request bodies of this session: wire evidence. */
   requestsDir?: RequestSource;
+  /**
+   * A fork's parent rollout as discovery resolved it (SessionRef.baseThread and basePath: a path,
+   * or null for none found), used when `thread` is the one the rollout's history_base names.
+   */
+  base?: { thread: string; path: string | null };
+  /** The run's parent search (locate.ts RolloutLookup) for a fork without `base`: a run reading several rollouts lists each Codex home once. */
+  lookup?: RolloutLookup;
 }
 
 /** Parent conversation of a sub-agent rollout, if session_meta names one. */
@@ -34,7 +41,7 @@ export function parentOf(read: CxRead): string | undefined {
  */
 export async function readCodexSession(file: string, opts: ReadCodexOptions = {}): Promise<Session[]> {
   const read = await readCodexFile(file);
-  const base = await historyBase(read);
+  const base = await historyBase(read, opts);
   const s: Session = {
     host: 'codex',
     id: read.meta?.id ?? codexIdOfFile(file),
@@ -57,15 +64,17 @@ export async function readCodexSession(file: string, opts: ReadCodexOptions = {}
 
 /**
  * The parent rollout of a 0.169 fork (`session_meta.history_base.thread_id`): the rollout whose
- * name ends in `-<thread id>.jsonl`, looked for in the fork's own sessions tree
- * (`sessions/YYYY/MM/DD`, `archived_sessions`; locate.ts findRolloutOf), read up to
- * `end_ordinal_exclusive` lines. The result cache stamps that file (SessionRef.baseThread).
+ * name ends in `-<thread id>.jsonl` in the fork's own sessions tree (`sessions/YYYY/MM/DD`,
+ * `archived_sessions`), as discovery found it (`opts.base`) or looked for now (locate.ts
+ * parentRollout), read up to `end_ordinal_exclusive` lines. The result cache stamps that file
+ * (SessionRef.baseThread, basePath).
  * @returns the base read, or a diagnostic when the parent is not found (the fork is then read alone)
  */
-async function historyBase(read: CxRead): Promise<{ read?: CxRead; diagnostics: Diagnostic[] }> {
+async function historyBase(read: CxRead, opts: ReadCodexOptions): Promise<{ read?: CxRead; diagnostics: Diagnostic[] }> {
   const hb = read.meta?.history_base;
   if (!hb) return { diagnostics: [] };
-  const parent = await findRolloutOf(read.file, hb.thread_id);
+  const known = opts.base?.thread === hb.thread_id ? opts.base.path : undefined;
+  const parent = (await parentRollout(read.file, hb.thread_id, known, opts.lookup))?.path;
   if (!parent) {
     return { diagnostics: [{ file: read.file, line: read.metaLine || 1, severity: 'warning', message: `fork of ${hb.thread_id}: its parent rollout (the history it goes on from) was not found beside it; the fork's requests hold only its own items` }] };
   }

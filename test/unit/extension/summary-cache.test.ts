@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { SessionRef } from '../../../src/hosts/registry.js';
+import { basename, join } from 'node:path';
+import { discoverSessions, type SessionRef } from '../../../src/hosts/registry.js';
 import { SummaryCache, parseEntries, type SessionSummary } from '../../../src/extension/summaryCache.js';
 
 /** A summary as the Sessions view keeps it (the figures of the main Pi recording). */
@@ -70,6 +70,41 @@ describe('Sessions view summary cache (session-summaries.json)', () => {
       assert.equal(await cache.get(ref), undefined, `byte ${at}`);
       assert.deepEqual(cache.stats, { hits: 1, misses: 1, dropped: 0, lockTimeouts: 0 });
     }
+  });
+
+  it("a Codex fork's entry holds its parent rollout's stamp (the CLI identity's base): the parent grown, moved or removed is a miss", async () => {
+    // The recorded fork (test/fixtures/codex-agents) reads its parent's first 40 lines.
+    const home = join(dir, 'codex');
+    cpSync('test/fixtures/codex-agents/codex', home, { recursive: true });
+    const day = join(home, 'sessions/2026/12/01');
+    const parent = join(day, 'rollout-2026-12-01T13-21-30-01a231c4-7b9f-70b3-9be5-8568513de12f.jsonl');
+    const forkRef = async () => (await discoverSessions({ env: { CODEX_HOME: home }, home: dir })).find((r) => r.baseThread !== undefined)!;
+    const cache = new SummaryCache(storage());
+    let ref = await forkRef();
+    assert.equal(ref.basePath, parent);
+    await cache.set(ref, summary(2));
+    const st = statSync(parent);
+    await cache.save();
+    assert.equal((saved().entries[ref.key] as { base?: string }).base, `${parent}:${st.size}:${st.mtimeMs}`);
+    assert.deepEqual(await cache.get(ref), summary(2));
+    // Grown (the fork's own file unchanged): its stamp changed.
+    appendFileSync(parent, '{"timestamp":"2026-12-01T13:30:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"later"}}\n');
+    assert.equal(await cache.get(ref), undefined);
+    await cache.set(ref, summary(2));
+    assert.deepEqual(await cache.get(ref), summary(2));
+    // Archived: the next listing names the new path.
+    mkdirSync(join(home, 'archived_sessions'));
+    renameSync(parent, join(home, 'archived_sessions', basename(parent)));
+    ref = await forkRef();
+    assert.equal(ref.basePath, join(home, 'archived_sessions', basename(parent)));
+    assert.equal(await cache.get(ref), undefined);
+    await cache.set(ref, summary(2));
+    // Removed: none found (basePath null), stamp absent.
+    rmSync(join(home, 'archived_sessions', basename(parent)));
+    ref = await forkRef();
+    assert.equal(ref.basePath, null);
+    assert.equal(await cache.get(ref), undefined);
+    assert.deepEqual(cache.stats, { hits: 2, misses: 3, dropped: 0, lockTimeouts: 0 });
   });
 
   it('a summary judged under other rule overrides is a miss, also one filed with the basis its analysis started with', async () => {
