@@ -111,7 +111,8 @@ export function tailFile(cacheDir: string, key: string): string {
 
 const num = z.number();
 const int = z.number().int();
-const diagnostic = z.object({ file: z.string(), line: num, message: z.string(), severity: z.enum(['error', 'warning', 'info']) });
+// `counted`: a reader's summary of the lines it only counted (hosts/numbers.ts LineProblems), kept so a continued read counts on.
+const diagnostic = z.object({ file: z.string(), line: num, message: z.string(), severity: z.enum(['error', 'warning', 'info']), counted: z.object({ lines: int, last: num }).optional() });
 const usage = z.object({ uncached: num, cacheRead: num, cacheWrite: num, output: num });
 const storedRequest = z.looseObject({
   index: int,

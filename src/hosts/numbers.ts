@@ -143,6 +143,8 @@ export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Sessio
  * their message or object, and `close()` pushes one summary for them (at the first counted line,
  * severity the worst counted, `counted` set), which foldDiagnostics folds as the lines it stands
  * for: a session's report is the same as if every diagnostic had been built and then folded.
+ * A reader that keeps its diagnostics apart by kind and goes on reading (the Pi live reader) gives
+ * `out` to one LineProblems alone and takes its list with `withSummary()` instead of `close()`.
  */
 export class LineProblems {
   private listed = 0;
@@ -157,6 +159,25 @@ export class LineProblems {
     private readonly max = MAX_DIAGNOSTICS,
   ) {}
 
+  /**
+   * Problems that continue the list `withSummary` gave (e.g. saved in the Pi reader's tail state):
+   * its diagnostics listed again in a new array, a last one with `counted` taken back as the count
+   * of lines it stands for, so that later lines are listed or counted as if read in one go.
+   */
+  static resume(saved: readonly Diagnostic[], file: string, max = MAX_DIAGNOSTICS): LineProblems {
+    const summary = saved.length > 0 ? saved[saved.length - 1] : undefined;
+    const listed = summary?.counted ? saved.slice(0, -1) : saved.slice();
+    const p = new LineProblems(listed, file, max);
+    p.listed = listed.length;
+    if (summary?.counted) {
+      p.count = summary.counted.lines;
+      p.first = summary.line;
+      p.last = summary.counted.last;
+      p.severity = summary.severity;
+    }
+    return p;
+  }
+
   /** True while diagnostics are still listed one by one: a costly message is only worth building then. */
   get listing(): boolean {
     return this.listed < this.max;
@@ -167,34 +188,41 @@ export class LineProblems {
     if (this.listing) {
       this.listed++;
       this.out.push({ file: this.file, line, severity, message: typeof message === 'string' ? message : message() });
-    } else this.countLine(line, severity);
-  }
-
-  /** A diagnostic built already (a parse failure, a line's warnings): listed or counted as add. */
-  push(d: Diagnostic): void {
-    if (this.listing) {
-      this.listed++;
-      this.out.push(d);
-    } else this.countLine(d.line, d.severity);
-  }
-
-  private countLine(line: number, severity: Diagnostic['severity']): void {
+      return;
+    }
     if (this.count === 0 || line < this.first) this.first = line;
     if (this.count === 0 || line > this.last) this.last = line;
     this.count++;
     if (RANK[severity] > RANK[this.severity]) this.severity = severity;
   }
 
-  /** Pushes the summary of the counted lines, if any ("N more bad lines not listed, lines a–b"); once, after the file. */
-  close(): void {
-    if (this.count === 0) return;
-    this.out.push({
+  /** A diagnostic built already (a parse failure, a line's warnings) about a line of this file: as `add` of its line, severity and message. */
+  push(d: Diagnostic): void {
+    this.add(d.line, d.severity, d.message);
+  }
+
+  /** The summary of the lines counted so far ("N more bad lines not listed, lines a–b"), or null when none was. */
+  summary(): Diagnostic | null {
+    if (this.count === 0) return null;
+    return {
       file: this.file,
       line: this.first,
       severity: this.severity,
       message: `${this.count} more bad line(s) not listed, lines ${this.first}–${this.last} (the first ${this.max} of this file are)`,
       counted: { lines: this.count, last: this.last },
-    });
+    };
+  }
+
+  /** The listed diagnostics (when `out` holds only them), then the summary if any: a new array; reading can go on. */
+  withSummary(): Diagnostic[] {
+    const s = this.summary();
+    return s ? [...this.out, s] : this.out.slice();
+  }
+
+  /** Pushes the summary of the counted lines, if any; once, after the file. */
+  close(): void {
+    const s = this.summary();
+    if (s) this.out.push(s);
     this.count = 0;
   }
 }

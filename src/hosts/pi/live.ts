@@ -21,7 +21,8 @@ import type { TranscriptEvent } from '../../core/model.js';
 import type { BlockNode } from '../../core/chain.js';
 import { branchPoints, PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
 import type { PiHeader } from './schema.js';
-import { PI_SESSION_VERSION, buildPiRead, piSessionId, collectLine, extendPiRead, initialProcess, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
+import { LineProblems } from '../numbers.js';
+import { PI_SESSION_VERSION, buildPiRead, piSessionId, collectLine, extendPiRead, initialProcess, readDiagnostics, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
 
 /** Bytes at the start of the file whose hash must not change. */
 const HEAD_CHECK = 64 * 1024;
@@ -48,10 +49,11 @@ async function readRange(file: string, start: number, end: number): Promise<Buff
 }
 
 /**
- * Lines of `file` from `start`: complete ones become raw entries; the end of the last complete line
- * is returned. With `limit`, a complete line that ends after it is left for a later update.
+ * Lines of `file` from `start`: complete ones become raw entries (their diagnostics to `problems`);
+ * the end of the last complete line is returned. With `limit`, a complete line that ends after it
+ * is left for a later update.
  */
-async function consume(file: string, start: number, firstLine: number, raws: RawLine[], diagnostics: Diagnostic[], limit?: number) {
+async function consume(file: string, start: number, firstLine: number, raws: RawLine[], problems: LineProblems, limit?: number) {
   let end = start;
   let line = firstLine - 1;
   let lines = 0;
@@ -74,7 +76,7 @@ async function consume(file: string, start: number, firstLine: number, raws: Raw
       break;
     }
     lines++;
-    collectLine(file, r.ok ? { line: l.line, value: r.value, warnings: r.warnings } : { line: l.line, diagnostic: r.diagnostic }, raws, diagnostics);
+    collectLine(r.ok ? { line: l.line, value: r.value, warnings: r.warnings } : { line: l.line, diagnostic: r.diagnostic }, raws, problems);
     end = l.end!;
     line = l.line;
   }
@@ -182,6 +184,7 @@ export interface PiTailState {
   /** Encoder states after the last entry, per encoding context. */
   encoder: StoredEncState[];
   builder: BuilderState;
+  /** Diagnostics so far by phase (read.ts ReadDiagnostics); a phase past MAX_DIAGNOSTICS ends with the summary of its counted lines (`counted` set). */
   diagnostics: { lines: Diagnostic[]; head: Diagnostic[]; entries: Diagnostic[]; links: Diagnostic[] };
   ignored: Record<string, number>;
   title: string | null;
@@ -223,8 +226,8 @@ export class PiLiveSession {
   /** Consumed lines that were not blank (a full read's `lines`). */
   private lines = 0;
   /** Diagnostics by phase (see ReadDiagnostics), merged in a full read's order by session(). */
-  private lineDiagnostics: Diagnostic[] = [];
-  private parts: ReadDiagnostics = { head: [], entries: [], links: [] };
+  private lineProblems: LineProblems;
+  private parts: ReadDiagnostics;
   /** Requests built so far (continued by `session()`), null after a reset. */
   private builder: PiRequestBuilder | null = null;
   /** Transcript events of the first `eventsFor` entries, and the title they gave. */
@@ -249,7 +252,10 @@ export class PiLiveSession {
    */
   private once = false;
 
-  private constructor(readonly file: string) {}
+  private constructor(readonly file: string) {
+    this.lineProblems = new LineProblems([], file);
+    this.parts = readDiagnostics(file);
+  }
 
   /** Byte offset just after the last consumed line. */
   get consumed(): number {
@@ -317,8 +323,8 @@ export class PiLiveSession {
     this.events = [];
     this.eventsFor = 0;
     this.title = undefined;
-    this.lineDiagnostics = [];
-    this.parts = { head: [], entries: [], links: [] };
+    this.lineProblems = new LineProblems([], this.file);
+    this.parts = readDiagnostics(this.file);
     const ignored: Record<string, number> = {};
     const raws: RawLine[] = [];
     this.encoder = new PiEncoder();
@@ -327,7 +333,7 @@ export class PiLiveSession {
     this.lines = 0;
     this.pending = null;
     try {
-      const r = await consume(this.file, 0, 1, raws, this.lineDiagnostics, limit);
+      const r = await consume(this.file, 0, 1, raws, this.lineProblems, limit);
       this.offset = r.end;
       this.lastLine = r.line;
       this.lines = r.lines;
@@ -384,7 +390,7 @@ export class PiLiveSession {
       process: { ...read.process },
       encoder,
       builder: this.builder.exportState(),
-      diagnostics: { lines: [...this.lineDiagnostics], head: [...this.parts.head], entries: [...this.parts.entries], links: [...this.parts.links] },
+      diagnostics: this.diagnosticLists(),
       ignored: { ...read.ignored },
       title: this.title ?? null,
       events: this.events.map((e) => ({ ...e })),
@@ -417,8 +423,9 @@ export class PiLiveSession {
     const byId = new SavedIds(new Set(unpackHashes(state.idHashes)));
     byId.set(t.id, tip);
     s.read = { file, header: state.header, version: PI_SESSION_VERSION, entries, byId, diagnostics: [], ignored: { ...state.ignored }, process: { ...state.process } };
-    s.lineDiagnostics = [...state.diagnostics.lines];
-    s.parts = { head: [...state.diagnostics.head], entries: [...state.diagnostics.entries], links: [...state.diagnostics.links] };
+    const d = state.diagnostics;
+    s.lineProblems = LineProblems.resume(d.lines, file);
+    s.parts = { head: [...d.head], entries: LineProblems.resume(d.entries, file), links: LineProblems.resume(d.links, file) };
     s.continueFrom(state, tip, nodeOf);
     return s;
   }
@@ -436,7 +443,7 @@ export class PiLiveSession {
     const s = new PiLiveSession(file);
     s.checked = opts.checked === true;
     const raws: RawLine[] = [];
-    const r = await consume(file, 0, 1, raws, s.lineDiagnostics, state.offset);
+    const r = await consume(file, 0, 1, raws, s.lineProblems, state.offset);
     if (r.end !== state.offset || r.pending || r.line !== state.lastLine || r.lines !== state.lines) throw new Error('the file up to the saved offset has other lines');
     const ignored: Record<string, number> = {};
     s.read = buildPiRead(file, raws, r.lines, [], ignored, s.parts);
@@ -453,12 +460,17 @@ export class PiLiveSession {
       tip.line !== state.tip.line ||
       packHashes(idHashesOf(read.byId)) !== state.idHashes ||
       !same(ignored, state.ignored) ||
-      !same(flat({ lines: s.lineDiagnostics, ...s.parts }), flat(state.diagnostics))
+      !same(flat(s.diagnosticLists()), flat(state.diagnostics))
     ) {
       throw new Error('the entries up to the saved offset are not those the state was saved from');
     }
     s.continueFrom(state, tip, nodeOf);
     return s;
+  }
+
+  /** The diagnostics by phase (new arrays), each phase's counted lines as its last one (LineProblems.withSummary): what the tail state saves. */
+  private diagnosticLists(): PiTailState['diagnostics'] {
+    return { lines: this.lineProblems.withSummary(), head: [...this.parts.head], entries: this.parts.entries.withSummary(), links: this.parts.links.withSummary() };
   }
 
   /** The rest of a restore: encoder states on the last entry, the request builder, offsets, events. */
@@ -501,7 +513,7 @@ export class PiLiveSession {
     }
     if (size === this.offset && !this.pending) return 'unchanged';
     const raws: RawLine[] = [];
-    const r = await consume(this.file, this.offset, this.lastLine + 1, raws, this.lineDiagnostics);
+    const r = await consume(this.file, this.offset, this.lastLine + 1, raws, this.lineProblems);
     const changed = r.end !== this.offset || (this.pending?.message ?? null) !== (r.pending?.message ?? null);
     this.pending = r.pending;
     if (r.end === this.offset) return changed ? 'appended' : 'unchanged';
@@ -546,12 +558,13 @@ export class PiLiveSession {
     }
     transcriptEvents(read, this.eventsFor, this.events);
     this.eventsFor = read.entries.length;
+    const d = this.diagnosticLists();
     const session: Session = {
       host: 'pi',
       id: piSessionId(read),
       path: this.file,
       requests: [...this.builder.requests],
-      diagnostics: [...this.lineDiagnostics, ...(this.pending ? [this.pending] : []), ...this.parts.head, ...this.parts.entries, ...this.parts.links],
+      diagnostics: [...d.lines, ...(this.pending ? [this.pending] : []), ...d.head, ...d.entries, ...d.links],
       ignored: read.ignored,
       events: [...this.events],
     };

@@ -10,15 +10,17 @@
  *            `firstKeptEntryId`;
  *   v2 → v3: message role `hookMessage` → `custom`.
  * Bad input never throws: a malformed or truncated line, an entry that does not fit its schema, a
- * dangling `parentId` each give a Diagnostic with file and line, and the rest is read. Unknown entry
- * types stay in the tree (so their children keep their path) and are counted in `ignored`.
+ * dangling `parentId` each give a Diagnostic with file and line, and the rest is read; past
+ * MAX_DIAGNOSTICS of a kind (lines, entries, links: see ReadDiagnostics) they are only counted
+ * into one summary (numbers.ts LineProblems). Unknown entry types stay in the tree (so their
+ * children keep their path) and are counted in `ignored`.
  */
 import type { z } from 'zod';
 import { readJsonLineBatches, type JsonLineResult } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
-import { MAX_DIAGNOSTICS } from '../numbers.js';
+import { LineProblems } from '../numbers.js';
 import {
   AgentMessageSchema,
   ENTRY_SCHEMAS,
@@ -168,30 +170,35 @@ export async function readPiFile(file: string): Promise<PiRead> {
   const diagnostics: Diagnostic[] = [];
   const ignored: Record<string, number> = {};
   const raws: RawLine[] = [];
+  // The line diagnostics: past MAX_DIAGNOSTICS only counted (a million bad lines, one summary).
+  const problems = new LineProblems(diagnostics, file);
   let lines = 0;
   try {
     for await (const batch of readJsonLineBatches(file)) {
       for (const r of batch) {
         lines++;
-        collectLine(file, r, raws, diagnostics);
+        collectLine(r, raws, problems);
       }
     }
   } catch (e) {
+    // Not a bad line: after the summary of those counted so far.
+    problems.close();
     diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
     return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
   }
+  problems.close();
   return buildPiRead(file, raws, lines, diagnostics, ignored);
 }
 
-/** One parsed line of a session file: kept as a raw entry (an object), or its diagnostic. */
-export function collectLine(file: string, r: JsonLineResult, raws: RawLine[], diagnostics: Diagnostic[]): void {
+/** One parsed line of a session file: kept as a raw entry (an object), or its diagnostic (to `problems`, the file's line diagnostics). */
+export function collectLine(r: JsonLineResult, raws: RawLine[], problems: LineProblems): void {
   if ('diagnostic' in r) {
-    diagnostics.push(r.diagnostic);
+    problems.push(r.diagnostic);
     return;
   }
-  if (r.warnings) diagnostics.push(...r.warnings);
+  if (r.warnings) for (const w of r.warnings) problems.push(w);
   if (!r.value || typeof r.value !== 'object' || Array.isArray(r.value)) {
-    diagnostics.push({ file, line: r.line, severity: 'error', message: 'line is JSON but not an object; skipped' });
+    problems.add(r.line, 'error', 'line is JSON but not an object; skipped');
     return;
   }
   const obj = r.value as Record<string, unknown>;
@@ -218,13 +225,23 @@ function toolResultOf(obj: Record<string, unknown>, bytes: Uint8Array | undefine
 
 /**
  * Diagnostics of a read by phase, each in line order; a full read lists them as
- * lines (collectLine), head (header and version), entries (validation), links (parents).
- * The live reader keeps them apart so a grown file lists them in the same order.
+ * lines (collectLine), head (header and version), entries (validation, duplicate ids), links
+ * (parents, compactions' kept entry). The live reader keeps them apart so a grown file lists them
+ * in the same order. Each phase of per-line diagnostics lists its first MAX_DIAGNOSTICS and
+ * counts the rest (LineProblems; its `withSummary()` is the phase's list): a bound per phase, not
+ * per file, so that lines appended to a live read are listed or counted as in a full read of the
+ * grown file (the phases interleave in a live read); the session's foldDiagnostics then gives the
+ * report it gave when every diagnostic was built.
  */
 export interface ReadDiagnostics {
   head: Diagnostic[];
-  entries: Diagnostic[];
-  links: Diagnostic[];
+  entries: LineProblems;
+  links: LineProblems;
+}
+
+/** Empty ReadDiagnostics of `file`. */
+export function readDiagnostics(file: string): ReadDiagnostics {
+  return { head: [], entries: new LineProblems([], file), links: new LineProblems([], file) };
 }
 
 /**
@@ -239,7 +256,7 @@ export function buildPiRead(
   lines: number,
   diagnostics: Diagnostic[],
   ignored: Record<string, number>,
-  parts: ReadDiagnostics = { head: [], entries: [], links: [] },
+  parts: ReadDiagnostics = readDiagnostics(file),
 ): PiRead {
   if (lines === 0) {
     // An error, as an unreadable file: nothing to analyze (`analyze` of it alone exits 2, `check` fails).
@@ -281,8 +298,8 @@ export function buildPiRead(
 
   const read: PiRead = { file, header, version, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
   extendPiRead(read, raws, parts);
-  // A loop, not push(...): a file can carry a million diagnostics before they are folded.
-  for (const list of [parts.head, parts.entries, parts.links]) for (const d of list) diagnostics.push(d);
+  // Bounded: each phase of per-line diagnostics holds at most MAX_DIAGNOSTICS and its summary.
+  diagnostics.push(...parts.head, ...parts.entries.withSummary(), ...parts.links.withSummary());
   return read;
 }
 
@@ -297,11 +314,9 @@ export function buildPiRead(
 export function extendPiRead(read: PiRead, raws: RawLine[], parts: ReadDiagnostics): PiEntryRec[] {
   const added: PiEntryRec[] = [];
   for (const raw of raws) {
-    const rec = toRec(read.file, raw, read.entries.length, parts.entries, read.ignored);
+    const rec = toRec(raw, read.entries.length, parts.entries, read.ignored);
     if (!rec) continue;
-    if (read.byId.has(rec.id)) {
-      parts.entries.push({ file: read.file, line: rec.line, severity: 'warning', message: `duplicate entry id ${rec.id}; the later entry wins (as in Pi)` });
-    }
+    if (read.byId.has(rec.id)) parts.entries.add(rec.line, 'warning', () => `duplicate entry id ${rec.id}; the later entry wins (as in Pi)`);
     read.byId.set(rec.id, rec);
     read.entries.push(rec);
     added.push(rec);
@@ -319,7 +334,7 @@ export function extendPiRead(read: PiRead, raws: RawLine[], parts: ReadDiagnosti
  * (`buildSessionContext` keeps path entries from the first kept one; none when it is not on the
  * path) and as normalize.ts reads it. Walks each such compaction's ancestors once.
  */
-function checkCompactions(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): void {
+function checkCompactions(read: PiRead, entries: PiEntryRec[], problems: LineProblems): void {
   for (const rec of entries) {
     const e = rec.entry;
     if (e?.type !== 'compaction') continue;
@@ -334,7 +349,7 @@ function checkCompactions(read: PiRead, entries: PiEntryRec[], diagnostics: Diag
       const what = id === rec.id ? 'is this compaction itself' : !t ? 'not found' : t.order > rec.order ? `is a later entry (line ${t.line})` : `is not an earlier entry of this branch (line ${t.line})`;
       why = `compaction firstKeptEntryId ${JSON.stringify(id)} ${what}`;
     }
-    diagnostics.push({ file: read.file, line: rec.line, severity: 'warning', message: `${why}: no entry before the compaction is kept (its context is read as the summary, then the entries after it, as Pi builds it)` });
+    problems.add(rec.line, 'warning', () => `${why}: no entry before the compaction is kept (its context is read as the summary, then the entries after it, as Pi builds it)`);
   }
 }
 
@@ -369,7 +384,7 @@ function migrateV2(raws: RawLine[]): void {
  * schema.ts, which give the schemas' verdict and output without copying; anything else, and every
  * failure, goes through the zod schemas, so diagnostics are unchanged.
  */
-function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnostic[], ignored: Record<string, number>): PiEntryRec | null {
+function toRec(raw: RawLine, order: number, problems: LineProblems, ignored: Record<string, number>): PiEntryRec | null {
   const fast = fastEntryBase(raw.obj);
   if (fast?.type === 'message' && fastMessageEntry(raw.obj)) {
     const msg = raw.message ?? fastAgentMessage((raw.obj as { message: Record<string, unknown> }).message);
@@ -384,12 +399,12 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
   if (!base) {
     // fastEntryBase gives EntryBaseSchema's verdict; zod words it, but only while the diagnostics
     // are still listed one by one (a million bad lines must not cost a million ZodErrors).
-    const parsed = diagnostics.length < MAX_DIAGNOSTICS ? EntryBaseSchema.safeParse(raw.obj) : null;
+    const parsed = problems.listing ? EntryBaseSchema.safeParse(raw.obj) : null;
     if (parsed?.success) base = parsed.data;
     else {
       const type = typeof raw.obj.type === 'string' ? raw.obj.type : '(no type)';
-      const why = parsed ? describeIssues(parsed.error) : 'type, id and parentId must be strings, parentId may be null';
-      diagnostics.push({ file, line: raw.line, severity: 'error', message: `${type} entry without a valid id/parentId (${why}); skipped` });
+      // Worded only while listing, when `parsed` holds zod's error.
+      problems.add(raw.line, 'error', () => `${type} entry without a valid id/parentId (${describeIssues(parsed!.error)}); skipped`);
       return null;
     }
   }
@@ -403,7 +418,7 @@ function toRec(file: string, raw: RawLine, order: number, diagnostics: Diagnosti
   }
   // An entry that does not fit stays in the tree (its children keep their path) without content.
   const mismatch = (what: string, error: z.ZodError): PiEntryRec => {
-    diagnostics.push({ file, line: raw.line, severity: 'warning', message: `${what} does not match the Pi 0.73 schema (${describeIssues(error)}); kept as a tree node only` });
+    problems.add(raw.line, 'warning', () => `${what} does not match the Pi 0.73 schema (${describeIssues(error)}); kept as a tree node only`);
     return rec;
   };
   const parsed = schema.safeParse(raw.obj);
@@ -449,8 +464,8 @@ export function holdLiterals(m: ToolResultMessage, line?: Uint8Array): void {
  * orphans as roots); a forward reference is refused, so the tree has no cycles. Follows Pi's
  * in-memory state (`read.process`) in file order for the level each request was sent with.
  */
-function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): void {
-  const { file, byId } = read;
+function link(read: PiRead, entries: PiEntryRec[], problems: LineProblems): void {
+  const { byId } = read;
   const pi = read.process;
   for (const rec of entries) {
     if (rec.parentId !== null) {
@@ -460,14 +475,11 @@ function link(read: PiRead, entries: PiEntryRec[], diagnostics: Diagnostic[]): v
         // The same value as the parent's own id string (its map key): one string per entry, not two.
         rec.parentId = p.id;
       } else {
-        diagnostics.push({
-          file,
-          line: rec.line,
-          severity: 'warning',
-          message: p
-            ? `parentId ${rec.parentId} refers to a later line (${p.line}); entry treated as a root`
-            : `parentId ${rec.parentId} not found; entry treated as a root (its context starts here)`,
-        });
+        problems.add(
+          rec.line,
+          'warning',
+          () => (p ? `parentId ${rec.parentId} refers to a later line (${p.line}); entry treated as a root` : `parentId ${rec.parentId} not found; entry treated as a root (its context starts here)`),
+        );
       }
     }
     const e = rec.entry;
