@@ -1,7 +1,7 @@
 /**
- * The one line splitter of JSONL and log text: pure (no fs), streaming. Chunks (bytes, or strings
- * taken as their UTF-8) go in as they come — from a file's read stream, a decompressor's output, a
- * buffer in memory — and complete lines come out, numbered, with their byte offsets.
+ * The one line splitter of JSONL and log text: pure (no fs), streaming. Chunks of bytes go in as
+ * they come — from a file's read stream, a decompressor's output, a buffer in memory — and complete
+ * lines come out, numbered, with their byte offsets.
  *
  * Lines are split on LF; a CR before the LF (CRLF files) is dropped, and so is a CR ending a last
  * line without LF; a UTF-8 BOM starting a line is dropped (a file's BOM; one inside the data, from
@@ -115,8 +115,6 @@ export class LineSplitter {
   private lineNo: number;
   /** Data offset of the next chunk's first byte. */
   private base: number;
-  /** A high surrogate that ended a string chunk, joined to the next one. */
-  private surrogate = '';
 
   constructor(opts: LineSplitterOptions = {}) {
     this.maxLineBytes = opts.maxLineBytes ?? 256 * 1024 * 1024;
@@ -130,19 +128,9 @@ export class LineSplitter {
     return this.lineNo;
   }
 
-  /** Data offset just after the bytes pushed so far. */
-  get offset(): number {
-    return this.base;
-  }
-
-  /** True when bytes of an unfinished line are pending (`end` will give it). */
-  get pending(): boolean {
-    return this.partBytes > 0 || this.surrogate !== '';
-  }
-
   /** The state, to go back to with `restore` (e.g. when the chunks of a damaged zstd frame are taken back). */
   mark(): LineSplitterMark {
-    return { parts: this.parts.slice(), partBytes: this.partBytes, dropping: this.dropping, lineNo: this.lineNo, base: this.base, surrogate: this.surrogate };
+    return { parts: this.parts.slice(), partBytes: this.partBytes, dropping: this.dropping, lineNo: this.lineNo, base: this.base };
   }
 
   /** Goes back to a state `mark` gave (the lines given since are given again by later pushes). */
@@ -152,23 +140,10 @@ export class LineSplitter {
     this.dropping = m.dropping;
     this.lineNo = m.lineNo;
     this.base = m.base;
-    this.surrogate = m.surrogate;
   }
 
-  /** Takes the next chunk (a string is taken as its UTF-8 bytes); returns the lines it completes. */
-  push(chunk: Uint8Array | string): Line[] {
-    let bytes: Uint8Array;
-    if (typeof chunk === 'string') {
-      let s = this.surrogate + chunk;
-      this.surrogate = '';
-      // A surrogate pair split between two string chunks: held until the low half comes.
-      const last = s.charCodeAt(s.length - 1);
-      if (last >= 0xd800 && last <= 0xdbff) {
-        this.surrogate = s[s.length - 1];
-        s = s.slice(0, -1);
-      }
-      bytes = Buffer.from(s, 'utf8');
-    } else bytes = chunk;
+  /** Takes the next chunk of bytes (not kept: the caller may reuse its buffer); returns the lines it completes. */
+  push(bytes: Uint8Array): Line[] {
     const out: Line[] = [];
     let start = 0;
     for (;;) {
@@ -191,10 +166,6 @@ export class LineSplitter {
 
   /** Ends the data: returns the last line when it has no newline (`eol: false`), else nothing. */
   end(): Line[] {
-    // A lone high surrogate at the very end: its UTF-8 (U+FFFD's bytes), as Buffer.from gives it.
-    const s = this.surrogate;
-    this.surrogate = '';
-    if (s) this.push(Buffer.from(s, 'utf8'));
     if (this.partBytes === 0) return [];
     return [this.finish(EMPTY, false, this.base)];
   }
@@ -228,11 +199,10 @@ export interface LineSplitterMark {
   readonly dropping: boolean;
   readonly lineNo: number;
   readonly base: number;
-  readonly surrogate: string;
 }
 
-/** Every line of `data` (one chunk, then the end): LineSplitter's lines of a whole text or buffer. */
-export function splitLines(data: Uint8Array | string, opts?: LineSplitterOptions): Line[] {
+/** Every line of `data` (one chunk, then the end): LineSplitter's lines of a whole buffer. */
+export function splitLines(data: Uint8Array, opts?: LineSplitterOptions): Line[] {
   const s = new LineSplitter(opts);
   const out = s.push(data);
   for (const l of s.end()) out.push(l);

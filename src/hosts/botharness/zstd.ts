@@ -130,8 +130,8 @@ export type FrameInfo = Extract<FrameEnd, { kind: 'frame' }>;
 
 /** What decoding one frame gave. */
 export type FrameDecode =
-  /** `out`: the decoded bytes; with a `sink` (decodeFrame), empty and `bytes` their count. */
-  | { kind: 'ok'; out: Uint8Array; bytes: number }
+  /** Decoded whole: `bytes` went to the sink (decodeFrame), this many. */
+  | { kind: 'ok'; bytes: number }
   /** Not decoded, or stopped: it would exceed the limit. `detail` says by what. */
   | { kind: 'refused'; detail: string }
   /** fzstd failed on it (`detail`: its message). */
@@ -165,11 +165,11 @@ const OVER_BUDGET = new Error('over budget');
  *   further back than the bytes it decodes, at most `maxContent`), so a small frame declaring a
  *   huge window neither allocates it nor shifts it per block; a frame whose blocks × window exceed
  *   MAX_WINDOW_WORK is refused.
- * With `sink`, the decoded bytes go to it as they come (fzstd's output chunks, each a buffer of
- * its own; a frame with a content size in one chunk) instead of being joined into `out`: a caller
- * that takes them back when the result is not `ok` sees only what a decode without sink returns.
+ * The decoded bytes go to `sink` as they come (fzstd's output chunks, each a buffer of its own; a
+ * frame with a content size in one chunk), never joined: a caller takes back what it was given when
+ * the result is not `ok` (a stream decode stopped or failed after some chunks).
  */
-export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number, sink?: (chunk: Uint8Array) => void): FrameDecode {
+export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number, sink: (chunk: Uint8Array) => void): FrameDecode {
   if (f.maxContent > limit || (f.contentSize ?? 0) > limit) return { kind: 'refused', detail: `decodes to ${f.contentSize ?? `up to ${f.maxContent}`} bytes (limit ${limit})` };
   if (f.contentSize !== null) {
     let out: Uint8Array;
@@ -179,9 +179,8 @@ export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number, sink
       return { kind: 'failed', detail: e instanceof Error ? e.message : String(e) };
     }
     if (out.length !== f.contentSize) return { kind: 'size', decoded: out.length };
-    if (!sink) return { kind: 'ok', out, bytes: out.length };
     sink(out);
-    return { kind: 'ok', out: new Uint8Array(0), bytes: out.length };
+    return { kind: 'ok', bytes: out.length };
   }
   let input = bytes;
   let window = f.window ?? f.maxContent;
@@ -192,13 +191,11 @@ export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number, sink
     window = narrow.size;
   }
   if (f.blocks * window > MAX_WINDOW_WORK) return { kind: 'refused', detail: `needs a ${window}-byte window shifted over ${f.blocks} blocks (limit ${MAX_WINDOW_WORK} bytes moved)` };
-  const parts: Uint8Array[] = [];
   let total = 0;
   const d = new Decompress((chunk) => {
     total += chunk.length;
     if (total > limit) throw OVER_BUDGET;
-    if (sink) sink(chunk);
-    else parts.push(chunk);
+    sink(chunk);
   });
   try {
     d.push(input, true);
@@ -206,15 +203,7 @@ export function decodeFrame(bytes: Uint8Array, f: FrameInfo, limit: number, sink
     if (e === OVER_BUDGET) return { kind: 'refused', detail: `decodes to more than ${limit} bytes (stopped at the limit)` };
     return { kind: 'failed', detail: e instanceof Error ? e.message : String(e) };
   }
-  if (sink) return { kind: 'ok', out: new Uint8Array(0), bytes: total };
-  if (parts.length === 1) return { kind: 'ok', out: parts[0], bytes: total };
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return { kind: 'ok', out, bytes: total };
+  return { kind: 'ok', bytes: total };
 }
 
 /** Next offset at or after `from` where a zstd frame magic starts, or -1. */
