@@ -1,5 +1,6 @@
 // `npm run screenshots`: regenerates the committed screenshots from the real workbench.
 //   e2e suite (development path)  → docs/screenshots/vscode-{sidebar,timeline}-<theme>.png,
+//                                     docs/screenshots/vscode-sidebar-wide.png, vscode-timeline-narrow.png,
 //                                     docs/screenshots/vscode-request-{detail,diff}.png, and the
 //                                     walkthrough images resources/walkthrough/{sessions,timeline}-{light,dark}.png
 //   installed suite (the VSIX)     → docs/screenshots/vscode/timeline-light.png (the Marketplace page's)
@@ -21,6 +22,8 @@ try {
   for (const t of ['light', 'dark', 'high-contrast']) {
     for (const v of ['sidebar', 'timeline']) copyFileSync(join(shots, `vscode-${v}-${t}.png`), join(repo, 'docs/screenshots', `vscode-${v}-${t}.png`));
   }
+  // The side bar wide (560 px, light) and the Timeline in a narrow panel (500 px, light).
+  for (const f of ['vscode-sidebar-wide.png', 'vscode-timeline-narrow.png']) copyFileSync(join(shots, f), join(repo, 'docs/screenshots', f));
   // "Compare with #8" from the Timeline: the diff editor (the suite's last theme, high contrast).
   copyFileSync(join(shots, 'vscode-request-diff.png'), join(repo, 'docs/screenshots/vscode-request-diff.png'));
   // The detail of #9 with its "Compare with #8" button, just before the click.

@@ -17,6 +17,7 @@ import { parseUpstreams, type UpstreamFamily } from '../capture/route.js';
 import type { CaptureServer } from '../capture/server.js';
 import { baseUrlVariables, hostSetupText } from '../capture/setup.js';
 import { CaptureStore, defaultCaptureDir } from '../capture/store.js';
+import { plural } from './format.js';
 import type { Log } from './log.js';
 
 const TERMINALS_KEY = 'prefixLens.captureTerminals';
@@ -159,7 +160,7 @@ export class CaptureProxy implements vscode.Disposable {
     this.server = null;
     await s.close();
     const n = this.count;
-    this.log.info(`capture proxy: stopped after ${s.requests} request(s), ${n} recorded to ${s.store.root}`);
+    this.log.info(`capture proxy: stopped after ${plural(s.requests, 'request')}, ${n} recorded to ${s.store.root}`);
     this.render();
     this.applyTerminals();
     this.changed.fire();
@@ -203,7 +204,7 @@ export class CaptureProxy implements vscode.Disposable {
     const n = this.count;
     this.item.text = `$(record) capture ${n}`;
     const md = new vscode.MarkdownString();
-    md.appendMarkdown(`**Capture proxy on** at \`${s.url}\`: ${n} request${n === 1 ? '' : 's'} recorded to \`${s.store.root}\`\n\n`);
+    md.appendMarkdown(`**Capture proxy on** at \`${s.url}\`: ${plural(n, 'request')} recorded to \`${s.store.root}\`\n\n`);
     md.appendMarkdown(this.terminalsEnabled ? 'New terminals get `ANTHROPIC_BASE_URL` and `OPENAI_BASE_URL` pointing here.\n\n' : 'Point your agent here (see the log for the line per host), or turn on "Capture Proxy for New Terminals".\n\n');
     md.appendMarkdown('Click to stop.');
     this.item.tooltip = md;

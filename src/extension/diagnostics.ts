@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { RequestReport, SessionReport } from '../report/json.js';
 import { type AnalysisWorker, CancelledError } from './analysisWorker.js';
-import { percent, tokens, usd } from './format.js';
+import { percent, plural, tokens, usd } from './format.js';
 import type { Log } from './log.js';
 import { diagnosticsEnabled, ruleOverrides } from './settings.js';
 
@@ -143,7 +143,7 @@ export class TranscriptDiagnostics implements vscode.HoverProvider, vscode.CodeA
       if (!report || cts.token.isCancellationRequested) return undefined;
       this.reports.set(k, report);
       this.collection.set(doc.uri, toDiagnostics(doc, report));
-      this.log.info(`diagnostics for ${path}: ${report.totals.breaks} break(s) in ${report.totals.requests} requests (${r.ms} ms)`);
+      this.log.info(`diagnostics for ${path}: ${plural(report.totals.breaks, 'break')} in ${plural(report.totals.requests, 'request')} (${r.ms} ms)`);
       return report;
     } catch (e) {
       if (!(e instanceof CancelledError)) this.log.warn(`diagnostics for ${doc.uri.fsPath} failed: ${(e as Error).message}`);
@@ -225,7 +225,7 @@ export function verdictLine(report: SessionReport, r: RequestReport): string {
   const parts: string[] = [];
   if (r.causes.length) parts.push(r.causes.map((c) => `${c.kind}${c.detail ? ` (${c.detail})` : ''}`).join('; '));
   if (r.break) parts.push(`prefix changed at ${r.break.segment} block ${r.break.blockIndex}, ${r.break.path}, byte ${r.break.byteOffset}`);
-  if (r.lostTokens > 0) parts.push(`${tokens(r.lostTokens)} tokens re-billed${r.costUSD !== null ? ` (${usd(r.costUSD)})` : ''}`);
+  if (r.lostTokens > 0) parts.push(`${plural(Math.round(r.lostTokens), 'token', { shown: tokens(r.lostTokens) })} re-billed${r.costUSD !== null ? ` (${usd(r.costUSD)})` : ''}`);
   if (r.expectedRead !== null && r.observedRead !== null) parts.push(`cache read ${tokens(r.observedRead)} of ${tokens(r.expectedRead)} expected`);
   if (r.matched !== null) parts.push(`compared with request #${r.matchedNumber}`);
   if (report.totals.hitRate !== null && !parts.length) parts.push(`session hit rate ${percent(report.totals.hitRate)}`);

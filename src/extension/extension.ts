@@ -15,6 +15,7 @@ import { CaptureProxy, type CaptureStartOptions } from './captureProxy.js';
 import { TranscriptDiagnostics, isTranscript } from './diagnostics.js';
 import { RequestDiff } from './requestDiff.js';
 import { FleetView } from './fleetView.js';
+import { plural } from './format.js';
 import { createLog, type Log } from './log.js';
 import { pickSession } from './sessionPick.js';
 import { SessionsView } from './sessionsView.js';
@@ -90,7 +91,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   const resultsDir = vscode.Uri.joinPath(context.globalStorageUri, 'results').fsPath;
   const worker = new AnalysisWorker(vscode.Uri.joinPath(context.extensionUri, 'dist').fsPath, (l) => log.info(l), resultsDir);
   // After an update the older cache versions are never read again.
-  void pruneCache(resultsDir).then((removed) => removed.length && log.info(`result cache: removed ${removed.length} stale item(s)`));
+  void pruneCache(resultsDir).then((removed) => removed.length && log.info(`result cache: removed ${plural(removed.length, 'stale item')}`));
   // A summary depends on the build and on the rule overrides too (TTLs and prices move verdicts and costs).
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '');
   const cache = new SummaryCache(context.globalStorageUri.fsPath, () => `${version}:${JSON.stringify(ruleOverrides())}`);
@@ -108,7 +109,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
   // Folders the listing could not read are said above the tree, the details in the log.
   const onListed = sessions.onDidList(() => {
     const n = sessions.discoveryWarnings.length;
-    sessionsTree.message = n ? `${n} folder${n === 1 ? '' : 's'} not read: see Output ▸ Prefix Lens` : undefined;
+    sessionsTree.message = n ? `${plural(n, 'folder')} not read: see Output ▸ Prefix Lens` : undefined;
   });
   const onFleetVisibility = () => (fleetTree.visible ? fleet.start() : fleet.stop());
   onFleetVisibility();
@@ -148,7 +149,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         current: async (ref) => (await resolvePath(ref.path)).find((r) => r.key === ref.key),
         follow: async (ref, panel) => {
           const r = await worker.run({ op: 'live', ref, panel, env: { ...process.env }, overrides: ruleOverrides() }, { urgent: true });
-          log.info(`live tail of ${ref.path}: ${r.opened ? 'read in full' : r.patch ? `${r.patch.added.length} request(s) added` : r.full ? 'judged again' : 'unchanged'} in ${r.ms} ms`);
+          log.info(`live tail of ${ref.path}: ${r.opened ? 'read in full' : r.patch ? `${plural(r.patch.added.length, 'request')} added` : r.full ? 'judged again' : 'unchanged'} in ${r.ms} ms`);
           return r;
         },
         // Urgent: a panel that starts over waits for it, and a closed one's state is freed at once.
@@ -222,7 +223,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
         return report;
       }
       const report = await analyze(t.ref);
-      if (report) void vscode.window.showInformationMessage(`Prefix Lens: ${report.title ?? report.id}: ${report.totals.requests} requests, ${report.totals.breaks} breaks`);
+      if (report) void vscode.window.showInformationMessage(`Prefix Lens: ${report.title ?? report.id}: ${plural(report.totals.requests, 'request')}, ${plural(report.totals.breaks, 'break')}`);
       return report;
     },
     'prefixLens.diagnoseActive': async () => {
@@ -235,7 +236,7 @@ export function activate(context: vscode.ExtensionContext): PrefixLensApi {
       );
       if (report === null) return notOne();
       if (report) {
-        void vscode.window.showInformationMessage(`Prefix Lens: ${report.totals.breaks} break(s) in ${report.totals.requests} requests`);
+        void vscode.window.showInformationMessage(`Prefix Lens: ${plural(report.totals.breaks, 'break')} in ${plural(report.totals.requests, 'request')}`);
         await vscode.commands.executeCommand('workbench.actions.view.problems');
       }
       return report;

@@ -10,9 +10,9 @@ import type { PhuxAgentRow } from '../phux/agentList.js';
 import type { FleetResult } from '../phux/client.js';
 import type { FleetPoller } from '../phux/poller.js';
 import type { SessionRef } from '../hosts/registry.js';
+import { plural } from './format.js';
 import type { Log } from './log.js';
 import { fleetPollIntervalMs, phuxPath } from './settings.js';
-import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 
 export type FleetNode =
   | { kind: 'message'; text: string; icon: string; tooltip?: string }
@@ -65,12 +65,12 @@ export class FleetView implements vscode.TreeDataProvider<FleetNode>, vscode.Dis
       fetch: async () => {
         this.calls++;
         const r = await fetchFleet({ bin });
-        this.log.debug(`phux agent list --json: ${r.state} in ${r.elapsedMs} ms (${r.panes.length} panes)`);
+        this.log.debug(`phux agent list --json: ${r.state} in ${r.elapsedMs} ms (${plural(r.panes.length, 'pane')})`);
         return r;
       },
       onChange: (r) => {
         this.result = r;
-        this.log.info(`fleet: ${r.state}${r.state === 'ok' ? `, ${r.panes.length} pane(s)` : `: ${r.message}`} (${r.elapsedMs} ms)`);
+        this.log.info(`fleet: ${r.state}${r.state === 'ok' ? `, ${plural(r.panes.length, 'pane')}` : `: ${r.message}`} (${r.elapsedMs} ms)`);
         this.changed.fire(undefined);
       },
     });
@@ -129,7 +129,6 @@ export class FleetView implements vscode.TreeDataProvider<FleetNode>, vscode.Dis
     if (node.kind === 'message') {
       const item = new vscode.TreeItem(node.text);
       item.iconPath = new vscode.ThemeIcon(node.icon);
-      item.tooltip = node.tooltip;
       return item;
     }
     if (node.kind === 'session' || node.kind === 'window') {
@@ -137,7 +136,7 @@ export class FleetView implements vscode.TreeDataProvider<FleetNode>, vscode.Dis
       item.id = `${node.kind}:${node.kind === 'window' ? `${node.session}/` : ''}${node.name}`;
       item.iconPath = new vscode.ThemeIcon(node.kind === 'session' ? 'terminal' : 'window');
       const attention = node.panes.filter((p) => p.attention === 'high' || p.state === 'blocked').length;
-      item.description = `${node.panes.length} pane(s)${attention ? ` · ${attention} need attention` : ''}`;
+      item.description = `${plural(node.panes.length, 'pane')}${attention ? ` · ${attention} need attention` : ''}`;
       return item;
     }
     const p = node.pane;
@@ -146,14 +145,24 @@ export class FleetView implements vscode.TreeDataProvider<FleetNode>, vscode.Dis
     const [icon, color] = p.attention === 'high' ? ['bell-dot', 'problemsErrorIcon.foreground'] : (STATE_ICON[p.state] ?? STATE_ICON.unknown);
     item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
     item.description = `${p.state}${p.attention !== 'none' ? ` · attention ${p.attention}` : ''}${p.cwd ? ` · ${basename(p.cwd)}` : ''}`;
-    // phux output is untrusted: text only, as the Sessions view's hovers.
-    const md = safeMarkdown();
-    appendUntrusted(md, `${p.title ?? p.terminal}\n${p.agent.kind} · ${p.state} (confidence ${p.confidence}) · attention ${p.attention}\n${p.cwd ?? 'cwd unknown'}\n${p.explanation}`);
-    item.tooltip = md;
     const ref = p.cwd ? (await this.sessions()).find((s) => s.project === p.cwd) : undefined;
     if (ref) {
       item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [ref] };
       item.contextValue = 'pane.session';
+    }
+    return item;
+  }
+
+  /**
+   * A row's hover, built when VS Code asks for it (the row is hovered; getTreeItem leaves
+   * `tooltip` unset). phux output (title, cwd, explanation) is untrusted: every hover here is a
+   * plain string, which VS Code shows as text.
+   */
+  resolveTreeItem(item: vscode.TreeItem, node: FleetNode): vscode.TreeItem {
+    if (node.kind === 'message') item.tooltip = node.tooltip;
+    else if (node.kind === 'pane') {
+      const p = node.pane;
+      item.tooltip = `${p.title ?? p.terminal}\n${p.agent.kind} · ${p.state} (confidence ${p.confidence}) · attention ${p.attention}\n${p.cwd ?? 'cwd unknown'}\n${p.explanation}`;
     }
     return item;
   }

@@ -25,8 +25,12 @@ export function ago(ms: number, now = Date.now()): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** `3 req`, `1 break`/`3 breaks`. */
-export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+/**
+ * A count with its noun, singular for exactly 1: `1 break`, `3 breaks`, `0 sessions`; `many` when
+ * the plural is not `one` + s. `shown` is the number as written (`**13**` in Markdown, `1,234`),
+ * the count itself by default. The one way src/extension words a count.
+ */
+export const plural = (n: number, one: string, { many = `${one}s`, shown = String(n) }: { many?: string; shown?: string } = {}): string => `${shown} ${n === 1 ? one : many}`;
 
 /**
  * A session's name in the Sessions view and the session picker: its title, else its first prompt
@@ -44,7 +48,7 @@ export const hitText = (t: SessionSummary): string => (t.hitRate === null ? 'no 
  * (`**1** request`, `**1** break` in the singular).
  */
 export const countsMarkdown = (t: SessionSummary): string =>
-  `**${t.requests}** ${t.requests === 1 ? 'request' : 'requests'} · **${t.breaks}** ${t.breaks === 1 ? 'break' : 'breaks'} · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**`;
+  `${plural(t.requests, 'request', { shown: `**${t.requests}**` })} · ${plural(t.breaks, 'break', { shown: `**${t.breaks}**` })} · hit rate **${t.hitRate === null ? 'n/a' : percent(t.hitRate)}**`;
 
 /**
  * A session's figures on one line, as the Sessions view's rows and the session picker give them,
@@ -91,4 +95,4 @@ export function statusText(name: string, s: SessionSummary | undefined): string 
 }
 
 /** Markdown (numbers only) of what a session's breaks re-billed, tokens and USD. */
-export const rebilledMarkdown = (t: SessionSummary): string => `Re-billed by breaks: **${tokens(t.lostTokens)}** tokens, **${usd(t.costUSD)}**`;
+export const rebilledMarkdown = (t: SessionSummary): string => `Re-billed by breaks: ${plural(Math.round(t.lostTokens), 'token', { shown: `**${tokens(t.lostTokens)}**` })}, **${usd(t.costUSD)}**`;

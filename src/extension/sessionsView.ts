@@ -157,7 +157,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
         this.byPath = new Map(r.refs.map((x) => [x.path, x]));
         this.hosts = r.hosts;
         this.lastListing = { count: r.refs.length, ms: Math.round(performance.now() - t0) };
-        this.log.info(`listed ${r.refs.length} session(s) in ${this.lastListing.ms} ms (discovery ${r.ms} ms in the worker)`);
+        this.log.info(`listed ${plural(r.refs.length, 'session')} in ${this.lastListing.ms} ms (discovery ${r.ms} ms in the worker)`);
         // A listing runs again at every file event: a warning is logged when it is new, not each time.
         const known = new Set(this.discoveryWarnings);
         for (const w of r.warnings) if (!known.has(w)) this.log.warn(`sessions: ${w}`);
@@ -223,19 +223,14 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   }
 
   getTreeItem(node: SessionsNode): vscode.TreeItem {
+    // No tooltip here: VS Code asks resolveTreeItem for it when the row is hovered, so a render
+    // of hundreds of rows builds labels and descriptions only.
     if (node.kind === 'host') {
       const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `host:${node.host}`;
-      const projects = new Set(node.refs.map((r) => r.project));
-      // A single project is not a level of its own (getChildren): the host row names it, last.
-      // (The same test as getChildren's: one distinct project, a recorded one or none.)
-      const single = projects.size === 1;
-      const only = single ? [...projects][0] : null;
-      const count = plural(node.refs.length, 'session');
-      const where = only ? `project ${only}` : 'no recorded working directory';
+      const { count, projects, only, where } = hostShape(node);
       item.description = only ? `${count} · ${tildify(only)}` : count;
-      item.tooltip = textTooltip(single ? [`${node.label}: ${count}`, where] : [`${node.label}: ${count} in ${plural(projects.size, 'project')}`]);
-      item.accessibilityInformation = { label: single ? `${node.label}: ${count}${only ? ` of the project ${only}` : `, ${where}`}.` : `${node.label}: ${count} in ${plural(projects.size, 'project')}.` };
+      item.accessibilityInformation = { label: projects === 1 ? `${node.label}: ${count}${only ? ` of the project ${only}` : `, ${where}`}.` : `${node.label}: ${count} in ${plural(projects, 'project')}.` };
       item.contextValue = 'host';
       return item;
     }
@@ -248,13 +243,38 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       const parent = node.project ? tildify(dirname(node.project)) : '';
       const count = plural(node.refs.length, 'session');
       item.description = [count, parent].filter(Boolean).join(' · ');
-      item.tooltip = textTooltip([node.project ?? 'Sessions without a recorded working directory', count]);
       item.accessibilityInformation = { label: node.project ? `Project ${node.project}: ${count}.` : `Sessions without a recorded working directory: ${count}.` };
       item.iconPath = new vscode.ThemeIcon('folder');
       item.contextValue = 'project';
       return item;
     }
     return this.sessionItem(node.ref);
+  }
+
+  /**
+   * A row's hover, built when VS Code asks for it (the row is hovered; getTreeItem leaves
+   * `tooltip` unset): text only as a plain string, which VS Code shows as text; a session's figures
+   * as Markdown, its untrusted name, id, path and project appended as text (appendUntrusted).
+   * Of the row's state now (a summary that arrived since the row was rendered is shown).
+   */
+  resolveTreeItem(item: vscode.TreeItem, node: SessionsNode): vscode.TreeItem {
+    item.tooltip = this.tooltipOf(node);
+    return item;
+  }
+
+  private tooltipOf(node: SessionsNode): string | vscode.MarkdownString {
+    if (node.kind === 'host') {
+      const { count, projects, where } = hostShape(node);
+      return projects === 1 ? `${node.label}: ${count}\n${where}` : `${node.label}: ${count} in ${plural(projects, 'project')}`;
+    }
+    if (node.kind === 'project') return `${node.project ?? 'Sessions without a recorded working directory'}\n${plural(node.refs.length, 'session')}`;
+    const ref = node.ref;
+    const s = this.summaries.get(ref.key);
+    const summary = this.summaryOf(ref);
+    const name = summary?.title ?? sessionName(ref);
+    if (s?.state === 'failed') return `${name}\ncould not be read: ${s.error}\n${ref.path}`;
+    if (!summary) return `${name}\nanalyzing…\n${ref.path}`;
+    return tooltip(ref, summary, name);
   }
 
   private sessionItem(ref: SessionRef): vscode.TreeItem {
@@ -272,18 +292,15 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     if (s.state === 'pending' && !summary) {
       item.description = `analyzing… · ${when}`;
       item.iconPath = new vscode.ThemeIcon('loading~spin');
-      item.tooltip = textTooltip([name, 'analyzing…', ref.path]);
       item.accessibilityInformation = { label: `${name}: being analyzed, written ${when}.` };
     } else if (s.state === 'failed') {
       item.description = `could not be read · ${when}`;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('problemsErrorIcon.foreground'));
-      item.tooltip = textTooltip([name, `could not be read: ${s.error}`, ref.path]);
       item.accessibilityInformation = { label: `${name}: could not be read (${s.error}), written ${when}.` };
     } else {
       const t = summary!;
       item.description = `${figuresText(t)} · ${when}`;
       item.iconPath = iconFor(t);
-      item.tooltip = tooltip(ref, t, name);
       item.accessibilityInformation = { label: sessionSentence(name, t, when) };
     }
     return item;
@@ -303,7 +320,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
           const report = r.sessions.find((x) => x.id === ref.id) ?? r.sessions[0];
           if (!report) throw new Error('no session in the file');
           summary = summarize(report);
-          this.log.info(`analyzed ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}: ${summary.requests} requests, ${summary.breaks} breaks in ${r.ms} ms`);
+          this.log.info(`analyzed ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}: ${plural(summary.requests, 'request')}, ${plural(summary.breaks, 'break')} in ${r.ms} ms`);
           await this.cache.set(ref, summary, basis);
         } catch (e) {
           if (e instanceof CancelledError) {
@@ -346,8 +363,22 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
   }
 }
 
-/** A session row's name is cut to this many characters, the ellipsis included (shortName). */
-export const ROW_NAME_CHARS = 22;
+/**
+ * A session row's name is cut to this many characters, the ellipsis included (shortName), at any
+ * width of the side bar: VS Code tells a tree nothing of its width.
+ */
+const ROW_NAME_CHARS = 22;
+
+/**
+ * A host row's facts: its session count (`3 sessions`), how many distinct projects, the one
+ * project when there is exactly one recorded (else null) and what the row says of it. One distinct
+ * project, a recorded one or none, is the test getChildren makes to skip the project level.
+ */
+function hostShape(node: { refs: SessionRef[] }): { count: string; projects: number; only: string | null; where: string } {
+  const distinct = new Set(node.refs.map((r) => r.project));
+  const only = distinct.size === 1 ? [...distinct][0] : null;
+  return { count: plural(node.refs.length, 'session'), projects: distinct.size, only, where: only ? `project ${only}` : 'no recorded working directory' };
+}
 
 /** `/home/me/src` → `~/src` for the extension host's home. */
 function tildify(p: string): string {
@@ -361,13 +392,6 @@ function iconFor(t: SessionSummary): vscode.ThemeIcon {
   if (t.misses > 0) return new vscode.ThemeIcon('info', new vscode.ThemeColor('problemsInfoIcon.foreground'));
   if (t.requests === 0) return new vscode.ThemeIcon('circle-outline');
   return new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed'));
-}
-
-/** A hover of text paragraphs only (safeMarkdown). */
-function textTooltip(paragraphs: string[]): vscode.MarkdownString {
-  const md = safeMarkdown();
-  appendUntrusted(md, paragraphs.join('\n'));
-  return md;
 }
 
 /** A session row's hover: its whole name and id (text), its counts and tokens (numbers, Markdown), its file and project (text). */

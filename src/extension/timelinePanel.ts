@@ -19,6 +19,7 @@ import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, applyPatch, 
 import { htmlReport } from '../report/html.js';
 import type { Report, SessionReport } from '../report/json.js';
 import { webviewShellHtml } from '../report/webviewHtml.js';
+import { plural } from './format.js';
 import type { LiveStep } from './livePatch.js';
 import type { Log } from './log.js';
 
@@ -262,7 +263,7 @@ class TimelinePanel {
     });
     if (!step || this.disposed) return;
     const { report, patch } = step;
-    this.deps.log.info(`timeline: ${ref.path} ${why}, ${report.requests.length} requests now`);
+    this.deps.log.info(`timeline: ${ref.path} ${why}, ${plural(report.requests.length, 'request')} now`);
     const before = this.report;
     this.report = report;
     this.panel.title = titleOf(report);
@@ -416,7 +417,7 @@ export class TimelinePanels implements vscode.WebviewPanelSerializer, vscode.Dis
       if (this.panels.get(ref.key) === gone) this.panels.delete(ref.key);
     });
     this.panels.set(ref.key, p);
-    this.deps.log.info(`timeline opened: ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}, ${report.requests.length} requests`);
+    this.deps.log.info(`timeline opened: ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}, ${plural(report.requests.length, 'request')}`);
     if (generation !== this.rulesGeneration) void p.rejudge();
     return p;
   }

@@ -1,6 +1,8 @@
 /**
- * Hovers that show untrusted text (titles, prompts, paths and errors from transcripts) as text:
- * the one way the Sessions view and the status bar build their MarkdownStrings.
+ * Hovers that show untrusted text (titles, prompts, paths and errors from transcripts) as text.
+ * A hover of text only is a plain string (VS Code shows a string tooltip as text, line breaks
+ * kept); a hover with Markdown of its own (figures, a table, an icon) is built here: the one way
+ * the Sessions view's session rows and the status bar build their MarkdownStrings.
  */
 import * as vscode from 'vscode';
 

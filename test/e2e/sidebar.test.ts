@@ -42,23 +42,81 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
       await wb.page.mouse.move(1300, 840);
       await wb.page.waitForTimeout(500);
       const file = join(screenshotsDir, `vscode-sidebar-${theme}.png`);
-      await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: 760, height: 820 } });
+      const bar = (await wb.page.locator('.part.sidebar').boundingBox())!;
+      // The activity bar and the side bar as wide as it is, nothing of the empty editor area.
+      await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: bar.x + bar.width, height: 820 } });
       console.log(`      screenshot ${file}`);
       // The walkthrough's "Find your sessions" image: the Sessions view alone (npm run screenshots copies it).
-      const bar = await wb.page.locator('.part.sidebar').boundingBox();
-      if (bar) await wb.page.screenshot({ path: join(screenshotsDir, `walkthrough-sessions-${theme}.png`), clip: { x: bar.x, y: bar.y, width: bar.width, height: 400 } });
+      await wb.page.screenshot({ path: join(screenshotsDir, `walkthrough-sessions-${theme}.png`), clip: { x: bar.x, y: bar.y, width: bar.width, height: 400 } });
     });
   }
+
+  it('in a wide side bar (560 px) shows every session row whole (figures and age), the names cut at 22 characters all the same, and saves a screenshot', async () => {
+    await wb.open('light');
+    await wb.command('Prefix Lens: Focus on Sessions View');
+    await wb.sideBarWidth(560);
+    const tree = wb.page.getByRole('tree', { name: /Sessions/ });
+    await tree.getByRole('treeitem', { name: /^pi lab session: 3 breaks/ }).waitFor({ timeout: 60_000 });
+    await tree.getByRole('treeitem', { name: /^Recorded: Compaction session turn one\.: 2 breaks/ }).waitFor({ timeout: 60_000 });
+    // Session rows are the ones whose accessible name gives a hit rate; a row is cut when its label
+    // container (name + description) holds more than it shows.
+    const rows = await tree.getByRole('treeitem', { name: /cache hit rate/ }).evaluateAll((els) =>
+      els.map((e) => {
+        const box = e.querySelector('.monaco-icon-label-container') as HTMLElement;
+        return { name: e.querySelector('.label-name')?.textContent ?? '', cut: box.scrollWidth > box.clientWidth };
+      }),
+    );
+    assert.equal(rows.length, 13);
+    assert.deepEqual(rows.filter((r) => r.cut).map((r) => r.name), []);
+    assert.ok(rows.some((r) => r.name === 'Recorded: Compaction…'), JSON.stringify(rows));
+    await wb.page.mouse.move(1300, 840);
+    await wb.page.waitForTimeout(500);
+    const bar = (await wb.page.locator('.part.sidebar').boundingBox())!;
+    const file = join(screenshotsDir, 'vscode-sidebar-wide.png');
+    await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: bar.x + bar.width, height: 620 } });
+    console.log(`      screenshot ${file}`);
+  });
+
+  it("shows a row's hover when it is hovered (built then, by resolveTreeItem): a session's figures as a table, a host's counts as text, and saves a screenshot", async () => {
+    await wb.open('light');
+    await wb.command('Prefix Lens: Focus on Sessions View');
+    await wb.sideBarWidth(300);
+    const tree = wb.page.getByRole('tree', { name: /Sessions/ });
+    const main = tree.getByRole('treeitem', { name: /^pi lab session: 3 breaks/ });
+    await main.waitFor({ timeout: 60_000 });
+    const hover = wb.page.locator('.workbench-hover').filter({ visible: true });
+    // A host's hover is a plain string: shown as text, its line break kept.
+    await tree.getByRole('treeitem', { name: /^Claude Code: 1 session/ }).locator('.label-name').hover();
+    await hover.getByText('Claude Code: 1 session').waitFor({ timeout: 20_000 });
+    assert.equal(await hover.innerText(), 'Claude Code: 1 session\nproject /tmp/prefix-lens-cc-lab/project');
+    await wb.page.mouse.move(1300, 840);
+    await hover.waitFor({ state: 'hidden', timeout: 20_000 });
+    await main.locator('.label-name').hover();
+    await hover.locator('table').waitFor({ timeout: 20_000 });
+    // appendText writes the spaces of untrusted text as &nbsp; (U+00A0 once rendered).
+    const text = (await hover.innerText()).replaceAll("\u00a0", " ");
+    assert.match(text, /pi lab session\s+01a230ec-9a4e-7417-8af1-68d34234bdc8/);
+    assert.match(text, /13 requests · 3 breaks · hit rate 64%/);
+    assert.match(text, /cache read\s+19,124/);
+    const bar = (await wb.page.locator('.part.sidebar').boundingBox())!;
+    const tip = (await hover.boundingBox())!;
+    const file = join(screenshotsDir, 'vscode-sidebar-hover.png');
+    await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: Math.max(bar.x + bar.width, tip.x + tip.width) + 8, height: Math.max(480, tip.y + tip.height + 8) } });
+    console.log(`      screenshot ${file}`);
+    await wb.page.mouse.move(1300, 840);
+  });
 
   it('says above the tree when a configured session folder cannot be read, and still lists the sessions', async () => {
     const missing = join(process.env.PREFIX_LENS_TEST_TMP ?? '/tmp', 'no-such-pi-folder');
     await wb.open('light', { 'prefixLens.sessionFolders.pi': [missing] });
     await wb.command('Prefix Lens: Focus on Sessions View');
+    await wb.sideBarWidth(300);
     const note = wb.page.getByText('1 folder not read: see Output ▸ Prefix Lens');
     await note.waitFor({ timeout: 60_000 });
     await wb.page.getByRole('tree', { name: /Sessions/ }).getByRole('treeitem', { name: /pi lab session/ }).waitFor({ timeout: 60_000 });
     const file = join(screenshotsDir, 'vscode-sidebar-folder-not-read.png');
-    await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: 760, height: 420 } });
+    const bar = (await wb.page.locator('.part.sidebar').boundingBox())!;
+    await wb.page.screenshot({ path: file, clip: { x: 0, y: 0, width: bar.x + bar.width, height: 420 } });
     console.log(`      screenshot ${file}`);
   });
 });

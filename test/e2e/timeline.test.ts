@@ -103,4 +103,31 @@ describe('Timeline panel in the workbench (code-server + chromium)', () => {
     await wb.page.screenshot({ path: file });
     console.log(`      screenshot ${file}`);
   });
+
+  it('fits a narrow panel (500 px, the Timeline beside an editor): the legend gives one word per entry; saves a screenshot', async () => {
+    // The reload restores the Timeline (and the diff of the last test): its tab is brought forward.
+    await wb.open('light');
+    await wb.page.locator('.tabs-container .tab', { hasText: 'Timeline: pi lab session' }).click();
+    const wide = (await wb.page.locator('.part.editor').boundingBox())!;
+    const viewport = wb.page.viewportSize()!;
+    try {
+      // The editor part takes what the window loses; the side bar keeps its width.
+      await wb.page.setViewportSize({ width: Math.round(viewport.width - (wide.width - 500)), height: viewport.height });
+      const app = wb.webview();
+      await app.locator('body.vscode-light').waitFor({ timeout: 60_000 });
+      await app.getByRole('listbox', { name: 'Requests' }).getByRole('option').first().waitFor({ timeout: 60_000 });
+      const editor = (await wb.page.locator('.part.editor').boundingBox())!;
+      assert.ok(Math.abs(editor.width - 500) <= 2, `editor ${editor.width} px`);
+      const legend = app.getByRole('region', { name: 'Legend' });
+      await legend.locator('.pl-legend-short', { hasText: 'written' }).waitFor({ timeout: 10_000 });
+      assert.equal(await legend.locator('.pl-legend-long').filter({ visible: true }).count(), 0);
+      await wb.page.mouse.move(viewport.width - 10, viewport.height - 10);
+      await wb.page.waitForTimeout(500);
+      const file = join(screenshotsDir, 'vscode-timeline-narrow.png');
+      await wb.page.screenshot({ path: file, clip: editor });
+      console.log(`      screenshot ${file}`);
+    } finally {
+      await wb.page.setViewportSize(viewport);
+    }
+  });
 });

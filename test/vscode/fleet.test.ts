@@ -19,6 +19,19 @@ describe('Fleet view (phux.path = test/fixtures/phux/fake-phux.mjs, the recorded
     assert.ok(a.fleet.calls >= 1);
   });
 
+  it("builds a pane's hover only when it is hovered (resolveTreeItem), as plain text: phux's title with Markdown characters shows as it is", async () => {
+    const a = await api();
+    const pane = a.fleet.getChildren().flatMap((s) => a.fleet.getChildren(s)).flatMap((w) => a.fleet.getChildren(w)).find((n) => n.kind === 'pane' && n.pane.terminal === '@7')!;
+    const provider: vscode.TreeDataProvider<FleetNode> = a.fleet;
+    const item = await provider.getTreeItem(pane);
+    assert.equal(item.tooltip, undefined, 'getTreeItem built a hover');
+    const resolved = (await provider.resolveTreeItem!(item, pane, new vscode.CancellationTokenSource().token)) ?? item;
+    assert.equal(
+      resolved.tooltip,
+      'phux-ask[deploy]:Approve deploy??s=Yes|No\ncodex · blocked (confidence 0.95) · attention high\n/home/dev/src/infra\nwaiting on a reported human-answerable ask (ADR-0035 title sentinel)',
+    );
+  });
+
   it('stops polling when the view is hidden', async () => {
     const a = await api();
     await vscode.commands.executeCommand('workbench.view.explorer');

@@ -9,6 +9,23 @@ describe('scale (printed, not asserted against a time)', () => {
     await vscode.workspace.getConfiguration('prefixLens').update('sessionFolders.pi', undefined, vscode.ConfigurationTarget.Global);
   });
 
+  it("renders the listed sessions' rows 100 times and prints the time of a row (each render) and of its hover (resolveTreeItem, only when hovered)", async () => {
+    const a = await api();
+    const refs = await a.sessions.sessions();
+    await a.sessions.summariesOf(refs);
+    const nodes = refs.map((ref) => ({ kind: 'session' as const, ref }));
+    const rounds = 100;
+    let t0 = performance.now();
+    for (let i = 0; i < rounds; i++) for (const n of nodes) a.sessions.getTreeItem(n);
+    const row = ((performance.now() - t0) * 1000) / (rounds * nodes.length);
+    const items = nodes.map((n) => a.sessions.getTreeItem(n));
+    t0 = performance.now();
+    for (let i = 0; i < rounds; i++) nodes.forEach((n, j) => a.sessions.resolveTreeItem(items[j], n));
+    const hover = ((performance.now() - t0) * 1000) / (rounds * nodes.length);
+    console.log(`    Sessions view: ${nodes.length} analyzed rows; a row renders in ${row.toFixed(1)} µs, its hover takes ${hover.toFixed(1)} µs more when hovered (every render built it before)`);
+    assert.equal(items.filter((i) => i.tooltip instanceof vscode.MarkdownString).length, nodes.length);
+  });
+
   it('lists 1,000 generated sessions (20 projects × 50) and prints the time', async function () {
     this.timeout(180_000);
     const a = await api();

@@ -35,18 +35,31 @@ const MAIN_TOOLTIP = [
 ].join('\n\n');
 /** Markdown text as VS Code shows it: appendText's escapes and non-breaking spaces undone. */
 const unescape = (md: string) => md.replaceAll('&nbsp;', ' ').replace(/\\([\\`*_{}[\]()#+\-.!<>|~])/g, '$1');
-/** Host rows: label, description, what their children are. */
+/** Host rows: label, description, what their children are, hover (plain text). */
 const HOST_ROWS: string[][] = [
-  ['Claude Code', '1 session · /tmp/prefix-lens-cc-lab/project', 'session'],
-  ['Codex', '1 session · /tmp/prefix-lens-codex-lab/project', 'session'],
-  ['OpenCode', '6 sessions', 'project'],
-  ['PI-Desktop', '3 sessions · /home/dev/work/parser', 'session'],
-  ['Pi', '2 sessions', 'project'],
+  ['Claude Code', '1 session · /tmp/prefix-lens-cc-lab/project', 'session', 'Claude Code: 1 session\nproject /tmp/prefix-lens-cc-lab/project'],
+  ['Codex', '1 session · /tmp/prefix-lens-codex-lab/project', 'session', 'Codex: 1 session\nproject /tmp/prefix-lens-codex-lab/project'],
+  ['OpenCode', '6 sessions', 'project', 'OpenCode: 6 sessions in 3 projects'],
+  ['PI-Desktop', '3 sessions · /home/dev/work/parser', 'session', 'PI-Desktop: 3 sessions\nproject /home/dev/work/parser'],
+  ['Pi', '2 sessions', 'project', 'Pi: 2 sessions in 2 projects'],
 ];
 
 /** Children of a node, as the view gets them. */
 async function children(node?: SessionsNode): Promise<SessionsNode[]> {
   return (await api()).sessions.getChildren(node);
+}
+
+/**
+ * A row's hover as VS Code gets it: getTreeItem leaves it unset (a render builds no hover), and
+ * the provider's resolveTreeItem fills it in on the item getTreeItem gave when the row is hovered.
+ */
+async function hover(node: SessionsNode): Promise<string | vscode.MarkdownString> {
+  const provider: vscode.TreeDataProvider<SessionsNode> = (await api()).sessions;
+  const item = await provider.getTreeItem(node);
+  assert.equal(item.tooltip, undefined, 'getTreeItem built a hover');
+  const resolved = (await provider.resolveTreeItem!(item, node, new vscode.CancellationTokenSource().token)) ?? item;
+  assert.notEqual(resolved.tooltip, undefined, 'resolveTreeItem gave no hover');
+  return resolved.tooltip!;
 }
 
 describe('Sessions view', () => {
@@ -111,7 +124,7 @@ describe('Sessions view', () => {
     assert.equal(item.label, 'pi lab session');
     assert.match(String(item.description), /^3 breaks · 64% hit · 13 req · /);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'warning');
-    const tip = (item.tooltip as vscode.MarkdownString).value;
+    const tip = ((await hover({ kind: 'session', ref: main })) as vscode.MarkdownString).value;
     assert.match(tip, /cache read \| 19,124/);
     assert.match(tip, /cache write \| 4,994/);
     assert.match(tip, /uncached \| 5,971/);
@@ -119,7 +132,7 @@ describe('Sessions view', () => {
     assert.match(tip, /Re-billed by breaks: \*\*0\*\* tokens, \*\*\$0\*\*/);
     // The Claude Code /compact re-bills the tools and system after the billing header.
     const cc = refs.find((r) => r.host === 'claude-code' && r.id.startsWith('8aa2b6b2'))!;
-    assert.match((a.sessions.getTreeItem({ kind: 'session', ref: cc }).tooltip as vscode.MarkdownString).value, /Re-billed by breaks: \*\*19,213\*\* tokens, \*\*\$0\.07\*\*/);
+    assert.match(((await hover({ kind: 'session', ref: cc })) as vscode.MarkdownString).value, /Re-billed by breaks: \*\*19,213\*\* tokens, \*\*\$0\.07\*\*/);
     // Claude Code and Codex record no title: their sessions are named by the first prompt.
     for (const [host, prompt] of [['claude-code', 'Hello. Say hi.'], ['codex', 'Hello codex. Say hi.']]) {
       const ref = refs.find((r) => r.host === host)!;
@@ -144,12 +157,12 @@ describe('Sessions view', () => {
     );
     assert.deepEqual(rows, ROWS);
     const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
-    const tip = a.sessions.getTreeItem({ kind: 'session', ref: main }).tooltip as vscode.MarkdownString;
+    const tip = (await hover({ kind: 'session', ref: main })) as vscode.MarkdownString;
     assert.equal(unescape(tip.value).trimEnd(), MAIN_TOOLTIP.replace('PATH', main.path));
     assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
   });
 
-  it('skips the project level of a host whose sessions share one project (Claude Code, Codex, PI-Desktop), and keeps it for Pi and OpenCode', async () => {
+  it('skips the project level of a host whose sessions share one project (Claude Code, Codex, PI-Desktop), and keeps it for Pi and OpenCode; a host row\'s hover is plain text, built when hovered', async () => {
     const a = await api();
     await a.sessions.refresh();
     const hosts = await children();
@@ -157,7 +170,7 @@ describe('Sessions view', () => {
       hosts.map(async (h) => {
         const item = a.sessions.getTreeItem(h);
         const kids = await children(h);
-        return [item.label, String(item.description), [...new Set(kids.map((k) => k.kind))].join()];
+        return [item.label, String(item.description), [...new Set(kids.map((k) => k.kind))].join(), await hover(h)];
       }),
     );
     assert.deepEqual(shape.sort(), HOST_ROWS);
@@ -176,7 +189,7 @@ describe('Sessions view', () => {
     await a.sessions.summariesOf([ref]);
     const item = a.sessions.getTreeItem({ kind: 'session', ref });
     assert.equal(item.label, '[x](command:foo)…');
-    const tip = item.tooltip as vscode.MarkdownString;
+    const tip = (await hover({ kind: 'session', ref })) as vscode.MarkdownString;
     assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
     const first = tip.value.split('\n\n')[0];
     assert.equal(first, '\\[x\\]\\(command:foo\\)&nbsp;\\*\\*b\\*\\*&nbsp;$\\(zap\\)&nbsp;\\<img&nbsp;src=x\\>');
