@@ -150,9 +150,10 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
     ['Prompt', tokens(r.promptTokens), source(r.sources.promptTokens)],
     ['Read (observed)', tokens(r.observedRead), source(r.sources.observedRead)],
     ['Read (expected)', r.expectedRead === null ? '—' : `~${tokens(r.expectedRead)}`, source(r.sources.expectedRead)],
-    ['Written', u ? tokens(u.cacheWrite) : '—', u ? source('reported') : 'unknown'],
-    ['Uncached', u ? tokens(u.uncached) : '—', u ? source('reported') : 'unknown'],
-    ['Output', u ? tokens(u.output) : '—', u ? source('reported') : 'unknown'],
+    // A field is null when the host's value was not a token count: unknown, as without usage.
+    ['Written', tokens(u?.cacheWrite), u && u.cacheWrite !== null ? source('reported') : 'unknown'],
+    ['Uncached', tokens(u?.uncached), u && u.uncached !== null ? source('reported') : 'unknown'],
+    ['Output', tokens(u?.output), u && u.output !== null ? source('reported') : 'unknown'],
     ['Re-billed', `~${tokens(r.lostTokens)}`, source(r.sources.lostTokens)],
     ['Cost of the break', usd(r.costUSD), source(r.sources.cost)],
   ];

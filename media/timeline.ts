@@ -234,7 +234,7 @@ export class Timeline {
         return `${head} · ${r.time ?? 'time unknown'} · ${r.provider}/${r.model}`;
       case 'tokens': {
         const exp = r.expectedRead !== null ? `; expected read ~${fmtTokens(r.expectedRead)} (estimated)` : '';
-        if (r.usage) return `${head}: read ${fmtTokens(r.usage.cacheRead)}, written ${fmtTokens(r.usage.cacheWrite)}, uncached ${fmtTokens(r.usage.uncached)} (reported)${exp}`;
+        if (r.usage && r.sources.promptTokens === 'reported') return `${head}: read ${fmtTokens(r.usage.cacheRead)}, written ${fmtTokens(r.usage.cacheWrite)}, uncached ${fmtTokens(r.usage.uncached)} (reported)${exp}`;
         return `${head}: ~${fmtTokens(r.promptTokens)} prompt tokens (estimated; no usage recorded)${exp}`;
       }
       case 'chips':
@@ -497,7 +497,8 @@ export class Timeline {
       const x = i * this.col + pad;
       const w = this.col - 2 * pad;
       let y = base;
-      if (r.usage) {
+      // Observed bars only for a fully reported prompt (a usage field may be unknown: null).
+      if (r.usage && r.sources.promptTokens === 'reported') {
         for (const [value, color] of [
           [r.usage.cacheRead, p.read],
           [r.usage.cacheWrite, p.write],

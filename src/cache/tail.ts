@@ -69,7 +69,7 @@ import { releaseBetweenSessions } from '../memory.js';
 
 export const TAIL_FORMAT = 'prefix-lens-tail';
 /** Bumped whenever the state's layout or meaning changes. */
-export const TAIL_VERSION = 5;
+export const TAIL_VERSION = 6;
 
 /** The report's running sums: what the session header needs of the requests judged so far. */
 export interface ReportSums {
@@ -113,7 +113,7 @@ const num = z.number();
 const int = z.number().int();
 // `counted`: a reader's summary of the lines it only counted (hosts/numbers.ts LineProblems), kept so a continued read counts on.
 const diagnostic = z.object({ file: z.string(), line: num, message: z.string(), severity: z.enum(['error', 'warning', 'info']), counted: z.object({ lines: int, last: num }).optional() });
-const usage = z.object({ uncached: num, cacheRead: num, cacheWrite: num, output: num });
+const usage = z.object({ uncached: num.nullable(), cacheRead: num.nullable(), cacheWrite: num.nullable(), output: num.nullable() });
 const storedRequest = z.looseObject({
   index: int,
   source: z.looseObject({ file: z.string(), line: num, row: z.string().optional() }),
@@ -205,7 +205,7 @@ const TailSchema = z.object({
   }),
   calibration: z.object({ limit: int, slopes: z.array(num), lineages: z.array(z.object({ key: z.string(), last: z.tuple([num, num]), pts: z.array(z.tuple([num, num])) })) }),
   report: z.object({
-    sums: z.object({ requests: int, breaks: int, cacheRead: num, cacheWrite: num, uncached: num, output: num, lostTokens: num, costUSD: num, prompt: num }),
+    sums: z.object({ requests: int, breaks: int, cacheRead: num, cacheWrite: num, uncached: num, output: num, lostTokens: num, costUSD: num, prompt: num, promptRead: num }),
     pairs: z.array(z.tuple([z.string(), z.string()])),
     models: z.array(z.string()),
     evidence: z.enum(['wire', 'reconstructed', 'mixed']).nullable(),

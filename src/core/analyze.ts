@@ -89,8 +89,8 @@ export interface SessionAnalysis {
    * head in reconstructed mode), so it is per lineage and request kind; `calibrated` is false when no usage was seen.
    */
   tokenModel: { base: Record<string, number>; perByte: number; calibrated: boolean };
-  /** The running sums without `prompt`, and the hit rate: cacheRead / prompt tokens over requests with usage, 0..1; null without usage. */
-  totals: Omit<TotalSums, 'prompt'> & { hitRate: number | null };
+  /** The running sums without `prompt`/`promptRead`, and the hit rate: cacheRead / prompt tokens over requests whose prompt usage is known, 0..1; null without. */
+  totals: Omit<TotalSums, 'prompt' | 'promptRead'> & { hitRate: number | null };
 }
 
 /** Estimated tokens of a prefix: through node `n` (null = none) and `extraBytes` more bytes. */
@@ -358,7 +358,7 @@ export class SessionJudge {
     const family = lin ? lin.family : (keys.family ??= familyFor(req.model, req.api, rules));
     const a = blank(req, number, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
-    a.promptTokens = req.usage ? promptOf(req.usage) : req.tail ? tokensAt(req.tail) : null;
+    a.promptTokens = (req.usage ? promptOf(req.usage) : null) ?? (req.tail ? tokensAt(req.tail) : null);
     const priced = priceOf(req, family, rules);
     a.priceSource = priced?.source ?? null;
     out.push(a);
@@ -400,7 +400,7 @@ export class SessionJudge {
     let tooShort = false;
     if (!best && (a.promptTokens ?? 0) < lin.minimum) {
       const nearest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
-      const providerCached = !!req.usage && (req.usage.cacheRead > 0 || req.usage.cacheWrite > 0);
+      const providerCached = !!req.usage && ((req.usage.cacheRead ?? 0) > 0 || (req.usage.cacheWrite ?? 0) > 0);
       if (nearest && !(req.kind !== 'agent' && nearest.req.kind !== 'agent')) best = nearest;
       else tooShort = (nearest !== null || a.promptTokens !== null) && !providerCached;
     }
@@ -781,10 +781,11 @@ function resumedRead(lin: Lineage, e: Entry, tail: BlockNode, bp: BreakPoint, to
   return t >= lin.minimum ? t : 0;
 }
 
-/** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written). */
+/** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written, when both are known). */
 function bounded(req: LlmRequest, tokens: number): number {
   const t = Math.max(0, tokens);
-  return req.usage ? Math.min(t, req.usage.uncached + req.usage.cacheWrite) : t;
+  const u = req.usage;
+  return u && u.uncached !== null && u.cacheWrite !== null ? Math.min(t, u.uncached + u.cacheWrite) : t;
 }
 
 /**
@@ -900,9 +901,12 @@ function timeOf(req: LlmRequest): number | null {
   return req.timeMs !== null && Number.isFinite(req.timeMs) ? req.timeMs : null;
 }
 
-/** Prompt tokens of a usage record (uncached + cache read + cache write). */
-function promptOf(u: Usage): number {
-  return u.uncached + u.cacheRead + u.cacheWrite;
+/**
+ * Prompt tokens of a usage record (uncached + cache read + cache write), or null when one of the
+ * three is unknown (a host value that was not a token count, hosts/numbers.ts).
+ */
+export function promptOf(u: Usage): number | null {
+  return u.uncached === null || u.cacheRead === null || u.cacheWrite === null ? null : u.uncached + u.cacheRead + u.cacheWrite;
 }
 
 /**
@@ -1102,7 +1106,7 @@ function tierRead(
  * top-level automatic caching has no breakpoint on a block.
  */
 function cacheable(lin: Lineage, e: Entry, tokensAt: TokensAt): boolean {
-  if (lin.family.breakpoints.explicit && !e.tail.lastMarked) return (e.req.usage ? promptOf(e.req.usage) : tokensAt(e.tail)) >= lin.minimum;
+  if (lin.family.breakpoints.explicit && !e.tail.lastMarked) return ((e.req.usage ? promptOf(e.req.usage) : null) ?? tokensAt(e.tail)) >= lin.minimum;
   return entryFull(lin, e, tokensAt) > 0;
 }
 
@@ -1113,7 +1117,8 @@ function cacheable(lin: Lineage, e: Entry, tokensAt: TokensAt): boolean {
 function entryFull(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   let full = entryTokens(lin, e, tokensAt);
   const step = lin.family.stepTokens;
-  if (e.req.usage) full = Math.min(full, Math.floor(promptOf(e.req.usage) / step) * step);
+  const observed = e.req.usage ? promptOf(e.req.usage) : null;
+  if (observed !== null) full = Math.min(full, Math.floor(observed / step) * step);
   return full >= lin.minimum ? full : 0;
 }
 
@@ -1127,7 +1132,7 @@ function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   return t >= lin.minimum ? t : 0;
 }
 
-/** The prompt tokens a request reported (uncached + read + written), or null without usage. */
+/** The prompt tokens a request reported (uncached + read + written), or null without usage (or with one of them unknown). */
 function observedPrompt(req: LlmRequest): number | null {
   return req.usage && !req.error ? promptOf(req.usage) : null;
 }
@@ -1151,7 +1156,7 @@ function tokensOfEntry(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, to
  */
 function cachedThrough(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, tokensAt: TokensAt): number {
   const u = e.req.usage && !e.req.error ? e.req.usage : null;
-  const cached = u ? u.cacheRead + u.cacheWrite : 0;
+  const cached = u && u.cacheRead !== null && u.cacheWrite !== null ? u.cacheRead + u.cacheWrite : 0;
   if (cached <= 0) return tokensOfEntry(e, n, tokensAt);
   return n === e.tail.lastMarked ? cached : Math.min(tokensAt(n), cached);
 }
@@ -1275,7 +1280,7 @@ export class Calibration {
   add(r: LlmRequest): boolean {
     if (!r.usage || !r.tail || r.error) return false;
     const y = promptOf(r.usage);
-    if (y <= 0) return false;
+    if (y === null || y <= 0) return false;
     const last = sameKeys(this.last, r) ? this.last : (this.last = { provider: r.provider, model: r.model, cacheKey: r.cacheKey, kind: r.kind, api: r.api, key: calibrationKey(r) });
     const key = last.key;
     const p: [number, number] = [r.tail.bytesThrough, y];
@@ -1367,7 +1372,7 @@ export function totals(rs: readonly RequestAnalysis[]): SessionAnalysis['totals'
 export interface TotalSums {
   requests: number;
   breaks: number;
-  /** Observed tokens (sums over requests with usage). */
+  /** Observed tokens (sums over requests with usage; a field a request's host did not give as a token count is left out). */
   cacheRead: number;
   cacheWrite: number;
   uncached: number;
@@ -1375,8 +1380,10 @@ export interface TotalSums {
   lostTokens: number;
   /** Sum of known break costs, USD. */
   costUSD: number;
-  /** Prompt tokens of the requests with usage (the hit rate's denominator). */
+  /** Prompt tokens of the requests whose prompt usage is known (uncached, cacheRead, cacheWrite): the hit rate's denominator. */
   prompt: number;
+  /** cacheRead of those same requests: the hit rate's numerator. */
+  promptRead: number;
 }
 
 /**
@@ -1385,17 +1392,21 @@ export interface TotalSums {
  * the same order, so the same floating-point result), which the persisted tail relies on.
  */
 export function sumTotals(rs: readonly RequestAnalysis[], from?: TotalSums): TotalSums {
-  const t: TotalSums = from ? { ...from } : { requests: 0, breaks: 0, cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0, lostTokens: 0, costUSD: 0, prompt: 0 };
+  const t: TotalSums = from ? { ...from } : { requests: 0, breaks: 0, cacheRead: 0, cacheWrite: 0, uncached: 0, output: 0, lostTokens: 0, costUSD: 0, prompt: 0, promptRead: 0 };
   t.requests += rs.length;
   for (const r of rs) {
     if (r.verdict === 'break') t.breaks++;
     const u = r.request.usage;
     if (u) {
-      t.cacheRead += u.cacheRead;
-      t.cacheWrite += u.cacheWrite;
-      t.uncached += u.uncached;
-      t.output += u.output;
-      t.prompt += promptOf(u);
+      if (u.cacheRead !== null) t.cacheRead += u.cacheRead;
+      if (u.cacheWrite !== null) t.cacheWrite += u.cacheWrite;
+      if (u.uncached !== null) t.uncached += u.uncached;
+      if (u.output !== null) t.output += u.output;
+      const prompt = promptOf(u);
+      if (prompt !== null) {
+        t.prompt += prompt;
+        t.promptRead += u.cacheRead!;
+      }
     }
     t.lostTokens += r.lostTokens;
     t.costUSD += r.costUSD ?? 0;
@@ -1414,6 +1425,6 @@ export function totalsOf(s: TotalSums): SessionAnalysis['totals'] {
     output: s.output,
     lostTokens: s.lostTokens,
     costUSD: s.costUSD,
-    hitRate: s.prompt > 0 ? s.cacheRead / s.prompt : null,
+    hitRate: s.prompt > 0 ? s.promptRead / s.prompt : null,
   };
 }

@@ -27,12 +27,14 @@ export type RequestKind = 'agent' | 'summary' | 'title';
  * Token usage of one request, normalized once in the reader (units: tokens).
  * `uncached` excludes cache reads and writes (Anthropic `input_tokens`; OpenAI `prompt_tokens -
  * cached_tokens`). Prompt size = uncached + cacheRead + cacheWrite.
+ * A field is null when the host recorded a value there that is not a token count (a string, a
+ * negative or huge number, …; hosts/numbers.ts): unknown, never 0, left out of every sum.
  */
 export interface Usage {
-  uncached: number;
-  cacheRead: number;
-  cacheWrite: number;
-  output: number;
+  uncached: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  output: number | null;
 }
 
 /** An Anthropic-style cache breakpoint (`cache_control`, Bedrock `cachePoint`) on a block. */

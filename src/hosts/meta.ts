@@ -8,24 +8,25 @@
 import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
 import { FILE_LIMITS, fileErrorText, readRegularText } from './files.js';
-import { validTimeMs, validTokens } from './numbers.js';
+import { shownValue as shown, validTimeMs, validTokens } from './numbers.js';
 
 const TIME_KEYS = ['receivedAt', 'responseStartedAt', 'responseEndedAt'];
 const USAGE_KEYS = ['usage', 'responseUsage'];
 const KINDS = new Set(['agent', 'title', 'summary']);
 
-/** A value as a short text for a message (JSON; Infinity and NaN as such; long strings cut). */
-function shown(v: unknown): string {
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
-}
-
-/** Counts of a usage object (and of its `*_details` objects) that are not token counts: their paths and values. */
+/**
+ * Counts of a usage object (and of its `*_details` objects) that are not token counts (a string
+ * "12", a boolean, an object, a negative, fractional or huge number, 1e400): their paths and
+ * values, each replaced by NaN, which usageFromResponse reads as unknown (null, not 0). A null
+ * count is the provider's own "none" (Anthropic's cache fields are nullable) and is left as is.
+ */
 function badCounts(u: Record<string, unknown>, at: string, out: string[]): void {
   for (const [k, v] of Object.entries(u)) {
     if (v && typeof v === 'object' && !Array.isArray(v) && /details$/.test(k)) badCounts(v as Record<string, unknown>, `${at}.${k}`, out);
-    else if (typeof v === 'number' && !validTokens(v)) out.push(`${at}.${k} ${shown(v)}`);
+    else if (v !== null && v !== undefined && !validTokens(v)) {
+      out.push(`${at}.${k} ${shown(v)}`);
+      u[k] = NaN;
+    }
   }
 }
 
@@ -34,7 +35,8 @@ function badCounts(u: Record<string, unknown>, at: string, out: string[]): void 
  * what they name are deleted (unknown), and each is named. Times (`receivedAt`,
  * `responseStartedAt`, `responseEndedAt`) must be ISO strings of a time a Date holds; `status` an
  * HTTP status (integer 100–599); `kind` agent, title or summary; `usage`/`responseUsage` objects
- * whose numbers (and those of their `…details` objects) are token counts (numbers.ts validTokens).
+ * whose counts (and those of their `…details` objects) are token counts (numbers.ts validTokens):
+ * a bad count alone becomes unknown (NaN here, null in the request's usage; see badCounts).
  * @returns one sentence per value deleted (empty when all were fine)
  */
 export function checkMeta(meta: Record<string, unknown>): string[] {
@@ -66,10 +68,7 @@ export function checkMeta(meta: Record<string, unknown>): string[] {
     }
     const bad: string[] = [];
     badCounts(u as Record<string, unknown>, k, bad);
-    if (bad.length) {
-      problems.push(`${bad.join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (the usage is unknown)`);
-      delete meta[k];
-    }
+    if (bad.length) problems.push(`${bad.join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (a non-negative integer ≤ 1000000000000)`);
   }
   return problems;
 }

@@ -4,34 +4,136 @@
  * epoch, ECMA-262 §21.4.1.1), a token count that is not a non-negative integer of at most
  * `MAX_TOKENS`, or a price or cost that is not a finite non-negative number up to `MAX_USD` would
  * crash the report (`toISOString` throws) or turn into `Infinity`/`NaN` (`null` in `--json`).
- * Such a value becomes unknown (`null`) with a warning at the request's file and line (or row); the
- * request itself, and the rest of the session, are analyzed as usual.
+ * Such a value becomes unknown (`null`) with a warning at the record's file and line (or row); the
+ * request itself, and the rest of the session, are analyzed as usual. Two steps: each reader checks
+ * the host's own fields of a record before its schema (checkHostValues: the value named as the
+ * host wrote it), and checkSessionNumbers checks what the reader made of them (LlmRequest times,
+ * usage, prices).
  */
 import { z } from 'zod';
 import type { Diagnostic, LlmRequest, Session, Usage } from '../core/model.js';
 
-/** A host's value where a number belongs: a finite non-negative number as is, anything else NaN. */
-function hostValue(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : NaN;
+/**
+ * The zod schema of a required token count, cost or time (ms) field of a host record, after
+ * checkHostValues: a number, or null where the host's value was not one (unknown). A field the
+ * reader does not check still fails its line on a string, as before.
+ */
+export const hostNumber = z.number().nullable();
+
+/** hostNumber for an optional field: absent stays absent (undefined). */
+export const optionalHostNumber = z.number().nullish();
+
+/** An ISO time string field after checkHostValues: a string, null where it was not a time, or absent. */
+export const hostIsoTime = z.string().nullish();
+
+/**
+ * What a checked field of a host record must hold: `count` a token count (validTokens), `usd` a
+ * cost in USD (a finite non-negative number ≤ MAX_COST_USD), `ms` a time in ms since epoch
+ * (validTimeMs), `iso` a date string Date.parse reads as such a time.
+ */
+export type ValueKind = 'count' | 'usd' | 'ms' | 'iso';
+/** The checked fields of a host record by key; a nested spec checks the fields of an object value. */
+export interface ValueSpec {
+  readonly [key: string]: ValueKind | ValueSpec;
+}
+
+/** What each kind must hold, as the diagnostic words it. */
+const RULES: Record<ValueKind, string> = {
+  count: 'is not a token count (a non-negative integer ≤ 1000000000000)',
+  usd: 'is not a cost in USD (a finite non-negative number ≤ 1000000000)',
+  ms: 'is not a time (ms since epoch, at most 8.64e15 from it)',
+  iso: 'is not a time (a date string)',
+};
+
+/** Largest cost of one request taken as real, USD. */
+export const MAX_COST_USD = 1e9;
+
+function fits(kind: ValueKind, v: unknown): boolean {
+  switch (kind) {
+    case 'count':
+      return validTokens(v);
+    case 'usd':
+      return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_COST_USD;
+    case 'ms':
+      return validTimeMs(v);
+    case 'iso':
+      return typeof v === 'string' && validTimeMs(Date.parse(v));
+  }
+}
+
+/** A host value as a short text for a message (JSON; Infinity and NaN as such; long strings cut). */
+export function shownValue(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The boundary check of the token counts, costs and times of one host record (a JSON line, a
+ * row's JSON), in place, before its schema: every field `spec` names that is present and does not
+ * hold what its kind needs (a string "12", null, a boolean, an object, a negative number, 1e400 =
+ * Infinity after JSON.parse, a count above MAX_TOKENS, a malformed date) is set to null, which the
+ * schemas accept as unknown (hostNumber, hostIsoTime): the record, and its request, are still
+ * read; the reader takes the field as unknown (a usage field null, never 0; a time unknown). A
+ * nested spec is applied to an object value only (anything else is left to the schema).
+ * @param at the path of `obj` in the record (`message.usage`), for the problems' names
+ * @param out where each problem is appended: `<path> <value as JSON> is not …`
+ */
+export function checkHostValues(obj: unknown, spec: ValueSpec, at: string, out: string[]): void {
+  if (!isRecord(obj)) return;
+  for (const key in spec) {
+    if (!Object.prototype.hasOwnProperty.call(obj, key)) continue;
+    const kind = spec[key];
+    const v = obj[key];
+    const path = at ? `${at}.${key}` : key;
+    if (typeof kind === 'object') checkHostValues(v, kind, path, out);
+    else if (v !== undefined && !fits(kind, v)) {
+      out.push(`${path} ${shownValue(v)} ${RULES[kind]}`);
+      obj[key] = null;
+    }
+  }
 }
 
 /**
- * The zod schema of a required token count, cost or time field of a host file: accepts any
- * present value, so that a string "12", null, an object, a boolean, a negative number or 1e400
- * (Infinity after JSON.parse) does not fail the whole line and drop its request. Such a value
- * becomes NaN, which checkSessionNumbers turns into unknown (usage null, with a warning at the
- * request's file and line naming the field). A missing field still fails the line.
+ * A checked count where the host may leave it out: `absent` (default 0) when the field is absent,
+ * else the value (null stays null: unknown, never 0). Use this, not `??`, which would take a bad
+ * value's null for an absent field.
  */
-export const hostNumber = z
-  .unknown()
-  .refine((v) => v !== undefined, 'required')
-  .transform(hostValue);
+export function countOr(v: number | null | undefined, absent = 0): number | null {
+  return v === undefined ? absent : v;
+}
 
-/** hostNumber for an optional field: absent stays absent (undefined). */
-export const optionalHostNumber = z
-  .unknown()
-  .transform((v) => (v === undefined ? undefined : hostValue(v)))
-  .optional();
+/** a − b − …, or null when any is null (an unknown count makes what is derived from it unknown). */
+export function minusKnown(a: number | null, ...b: Array<number | null>): number | null {
+  if (a === null) return null;
+  let r = a;
+  for (const x of b) {
+    if (x === null) return null;
+    r -= x;
+  }
+  return r;
+}
+
+/**
+ * checkHostValues without its problems, for a look at a record whose reader reports them
+ * (discovery's peek at a header): `obj` itself, checked in place.
+ */
+export function withHostValues<T>(obj: T, spec: ValueSpec): T {
+  checkHostValues(obj, spec, '', []);
+  return obj;
+}
+
+/** The message of a record's checkHostValues problems. */
+export function hostValuesMessage(problems: readonly string[]): string {
+  return `values taken as unknown: ${problems.join('; ')}`;
+}
+
+/** The one warning of a record's checkHostValues problems, at its file and line. */
+export function hostValuesWarning(file: string, line: number, problems: readonly string[]): Diagnostic {
+  return { file, line, severity: 'warning', message: hostValuesMessage(problems) };
+}
 
 /** Largest |ms| a Date holds (ECMA-262 §21.4.1.1 "Time Values and Time Range"). */
 export const MAX_TIME_MS = 8.64e15;
@@ -55,8 +157,9 @@ function where(r: LlmRequest): Pick<Diagnostic, 'file' | 'line'> & { prefix: str
 }
 
 /**
- * The boundary check of a read session, in place: bad times become null, usage with a bad count
- * becomes null (unknown), bad prices are dropped, each with one warning; then the diagnostics are
+ * The boundary check of a read session, in place: bad times become null, a usage count that is
+ * not a token count (a reader's sum or difference of the host's counts) becomes null (unknown,
+ * that field only), bad prices are dropped, each with one warning; then the diagnostics are
  * folded past `MAX_DIAGNOSTICS` (foldDiagnostics).
  * @returns the session (same object)
  */
@@ -74,10 +177,12 @@ function checkNumbers(session: Session): void {
       r.timeMs = null;
     }
     if (r.usage) {
-      const bad = (Object.keys(r.usage) as Array<keyof Usage>).filter((k) => !validTokens(r.usage![k]));
+      // null: unknown already (the reader's checkHostValues named it at its line).
+      const u = r.usage;
+      const bad = (Object.keys(u) as Array<keyof Usage>).filter((k) => u[k] !== null && !validTokens(u[k]));
       if (bad.length) {
-        warn(`usage ${bad.map((k) => `${k} ${String(r.usage![k])}`).join(', ')} is not a token count (a non-negative integer ≤ ${MAX_TOKENS}); usage unknown`);
-        r.usage = null;
+        warn(`usage ${bad.map((k) => `${k} ${String(u[k])}`).join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (a non-negative integer ≤ ${MAX_TOKENS}); ${bad.join(', ')} unknown`);
+        for (const k of bad) u[k] = null;
       }
     }
     if (r.prices) {

@@ -2,7 +2,7 @@
  * The stable machine interface of `prefix-lens analyze --json` (version 1) — also the view model
  * the timeline renders. Documented in README.md ("JSON output").
  */
-import type { RequestAnalysis, SessionAnalysis } from '../core/analyze.js';
+import { promptOf, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
 import type { BreakSegment, Evidence, RequestKind, Session, Usage } from '../core/model.js';
 import { judgePersona, personaDrifts, type PersonaReport } from '../core/persona.js';
@@ -322,8 +322,8 @@ export function requestReport(a: Pick<SessionAnalysis, 'requests'>, r: RequestAn
     notes: [...(q.notes ?? []), ...r.notes],
     reason: '',
     sources: {
-      promptTokens: q.usage ? 'reported' : r.promptTokens !== null ? 'estimated' : null,
-      observedRead: q.usage ? 'reported' : null,
+      promptTokens: q.usage && promptOf(q.usage) !== null ? 'reported' : r.promptTokens !== null ? 'estimated' : null,
+      observedRead: q.usage && q.usage.cacheRead !== null ? 'reported' : null,
       expectedRead: r.expectedRead !== null ? 'estimated' : null,
       lostTokens: 'estimated',
       cost: r.costUSD === null ? null : r.priceSource,

@@ -170,7 +170,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     };
     const n = (x: number) => x.toLocaleString('en-US');
     // Lanes: axis 16 px, tokens 72, chips 37, verdict 28, cause 16, gap 26.
-    assert.equal(await at(16 + 36), `#9 break: read ${n(r.usage!.cacheRead)}, written ${n(r.usage!.cacheWrite)}, uncached ${n(r.usage!.uncached)} (reported); expected read ~${n(r.expectedRead!)} (estimated)`);
+    assert.equal(await at(16 + 36), `#9 break: read ${n(r.usage!.cacheRead!)}, written ${n(r.usage!.cacheWrite!)}, uncached ${n(r.usage!.uncached!)} (reported); expected read ~${n(r.expectedRead!)} (estimated)`);
     assert.equal(await at(16 + 72 + 37 + 28 + 8), `#9 break: history-rewritten: ${r.causes[0].detail}`);
     assert.ok(r.gapMs! < 60_000 && r.ttlMs === 300_000 && r.matched === 8);
     assert.equal(await at(16 + 72 + 37 + 28 + 16 + 13), `#9 break: ${Math.round(r.gapMs! / 1000)} s after #8; its entry's TTL 5 min`);

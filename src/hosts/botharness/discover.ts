@@ -15,7 +15,8 @@ import { nextLinesAre, objectOf as parse } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
 import { botharnessDbPath, decodeCwdDir, dshHomeOfLog, LOG_NAME } from './locate.js';
-import { DshHeaderSchema, type DshHeader } from './schema.js';
+import { withHostValues } from '../numbers.js';
+import { DSH_VALUES, DshHeaderSchema, type DshHeader } from './schema.js';
 import { decodeFrame, frameEnd, isZstd } from './zstd.js';
 
 /** Bytes read from the start of a log for discovery. */
@@ -92,7 +93,7 @@ export async function peekDshLog(file: string, decodedBudget = PEEK_DECODED_BYTE
     if (size <= buf.length) take(splitter.end());
   }
   const h = lines[0] !== undefined ? parse(lines[0]) : undefined;
-  const header = h ? DshHeaderSchema.safeParse(h) : undefined;
+  const header = h ? DshHeaderSchema.safeParse(withHostValues(h, DSH_VALUES)) : undefined;
   const peek: DshPeek = { header: header?.success ? header.data : null, eventsAfterDamagedHeader: false, title: null, firstPrompt: null };
   if (!peek.header) peek.eventsAfterDamagedHeader = nextLinesAre(lines, isDshEvent);
   for (const l of lines.slice(1)) {

@@ -85,8 +85,9 @@ function usageCheck(db: NonNullable<Awaited<ReturnType<typeof loadBotHarnessDb>>
     if (!r.usage || r.timeMs === null) continue;
     const day = new Date(r.timeMs).toISOString().slice(0, 10);
     const d = days.get(day) ?? { cacheRead: 0, cacheWrite: 0 };
-    d.cacheRead += r.usage.cacheRead;
-    d.cacheWrite += r.usage.cacheWrite;
+    // Known counts only (a null one is unknown): still a lower bound of the Session's.
+    d.cacheRead += r.usage.cacheRead ?? 0;
+    d.cacheWrite += r.usage.cacheWrite ?? 0;
     days.set(day, d);
   }
   const out: Diagnostic[] = [];

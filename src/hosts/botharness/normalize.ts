@@ -37,6 +37,7 @@ import {
   UserMessageDataSchema,
   type DshUsage,
 } from './schema.js';
+import { countOr } from '../numbers.js';
 import { describeIssues } from '../issues.js';
 
 /** Note on every request. */
@@ -77,7 +78,8 @@ function apiOf(provider: string): string {
 
 function usageOf(u: DshUsage | undefined): Usage | null {
   if (!u) return null;
-  return { uncached: u.inputTokens, cacheRead: u.cacheReadTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0, output: u.outputTokens };
+  // A count that was not one is null (numbers.ts checkHostValues): unknown, not 0.
+  return { uncached: u.inputTokens, cacheRead: countOr(u.cacheReadTokens), cacheWrite: countOr(u.cacheWriteTokens), output: u.outputTokens };
 }
 
 function textOfParts(content: unknown): string {
@@ -120,7 +122,7 @@ export function normalizeDsh(read: DshRead, memoryChanges: MemoryChange[] = []):
   let inbox: PersonaRequest['inbox'] = [];
   const stepTime = new Map<string, number>();
   /** A finished stream not (yet) followed by its assistant message. */
-  let pending: { line: number; turn?: number; step?: number; parts: unknown[]; usage: Usage | null; time: number } | null = null;
+  let pending: { line: number; turn?: number; step?: number; parts: unknown[]; usage: Usage | null; time: number | null } | null = null;
   let streamParts: unknown[] = [];
   let streamUsage: Usage | null = null;
 
@@ -158,7 +160,7 @@ export function normalizeDsh(read: DshRead, memoryChanges: MemoryChange[] = []):
     if (!dirty) for (const b of messageBlocks(all, path(all), m.obj, m.origin)) node = new BlockNode(node, b);
   };
 
-  const emit = (line: number, time: number, turn: number | undefined, step: number | undefined, usage: Usage | null, route: { provider?: string; model?: string } | undefined) => {
+  const emit = (line: number, time: number | null, turn: number | undefined, step: number | undefined, usage: Usage | null, route: { provider?: string; model?: string } | undefined) => {
     const provider = route?.provider || head.provider || 'unknown';
     const model = route?.model || head.model || 'unknown';
     const sent = stepTime.get(`${turn}:${step}`) ?? time;
@@ -199,7 +201,7 @@ export function normalizeDsh(read: DshRead, memoryChanges: MemoryChange[] = []):
     switch (ev.type) {
       case 'step/start': {
         const d = ev.data as { turn?: unknown; step?: unknown } | undefined;
-        stepTime.set(`${d?.turn}:${d?.step}`, ev.time);
+        if (ev.time !== null) stepTime.set(`${d?.turn}:${d?.step}`, ev.time);
         break;
       }
       case 'request/context': {

@@ -12,8 +12,8 @@ import { bump, ownGet } from '../../core/own.js';
 import { openRegular } from '../files.js';
 import { describeIssues } from '../issues.js';
 import { invalidUtf8Warning, readLines } from '../lines.js';
-import { LineProblems } from '../numbers.js';
-import { DshEventSchema, DshHeaderSchema, PackedChunkSchema, QUIET_TYPES, type DshEvent, type DshHeader } from './schema.js';
+import { checkHostValues, hostValuesWarning, LineProblems } from '../numbers.js';
+import { DSH_VALUES, DshEventSchema, DshHeaderSchema, PackedChunkSchema, QUIET_TYPES, type DshEvent, type DshHeader } from './schema.js';
 import { isZstd, zstdLogLines, type LogLine } from './zstd.js';
 
 /** One event with its place in the log. */
@@ -98,6 +98,9 @@ export async function readDshLog(file: string): Promise<DshRead> {
         first = false;
         continue;
       }
+      const values: string[] = [];
+      checkHostValues(value, DSH_VALUES, '', values);
+      if (values.length) problems.push(hostValuesWarning(file, l.line, values));
       if (first) {
         first = false;
         const h = DshHeaderSchema.safeParse(value);

@@ -16,14 +16,22 @@
  * Objects are loose: fields a later DSH adds are kept and ignored.
  */
 import { z } from 'zod';
-import { hostNumber, optionalHostNumber } from '../numbers.js';
+import { hostNumber, optionalHostNumber, type ValueSpec } from '../numbers.js';
 
-/** Log header (line 1). `createdAt` is ms since epoch. */
+const USAGE: ValueSpec = { inputTokens: 'count', outputTokens: 'count', cacheReadTokens: 'count', cacheWriteTokens: 'count', reasoningTokens: 'count', totalTokens: 'count' };
+/**
+ * The token counts and times of a log line (header `createdAt`, an event's `time`, an assistant
+ * message's or usage chunk's `usage`), checked before its schema (numbers.ts checkHostValues): a
+ * bad one is null, with one warning at the line.
+ */
+export const DSH_VALUES: ValueSpec = { createdAt: 'ms', time: 'ms', data: { usage: USAGE, chunk: { usage: USAGE } } };
+
+/** Log header (line 1). `createdAt` is ms since epoch (null: not a time, unknown). */
 export const DshHeaderSchema = z.looseObject({
   type: z.literal('session'),
   version: z.number(),
   id: z.string(),
-  createdAt: z.number(),
+  createdAt: hostNumber,
   cwd: z.string().optional(),
   parentSession: z.unknown().optional(),
   agentPreset: z.string().optional(),
@@ -34,7 +42,8 @@ export type DshHeader = z.infer<typeof DshHeaderSchema>;
 export const DshEventSchema = z.looseObject({
   type: z.string(),
   seq: z.number(),
-  time: z.number(),
+  /** ms since epoch; null: not a time (checkHostValues), unknown. */
+  time: hostNumber,
   data: z.unknown().optional(),
   surfaceOp: z.unknown().optional(),
   sourceEventSeqs: z.array(z.number()).optional(),

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { parseBounded } from '../../core/depth.js';
 import { FILE_LIMITS, fileErrorText, readRegularFile, readRegularText } from '../files.js';
 import { checkMeta } from '../meta.js';
+import { minusKnown } from '../numbers.js';
 import { claudeSubagentOf, sessionOf, UNNAMED_SUBAGENT } from '../wireconversation.js';
 import { bodyFirstMessageHash } from '../wirematch.js';
 
@@ -101,7 +102,8 @@ export async function* captureBodies(dir: string): AsyncGenerator<CapturedBody> 
 export function usageFromResponse(api: string, raw: unknown): Usage | null {
   if (!raw || typeof raw !== 'object') return null;
   const u = raw as Record<string, unknown>;
-  const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  // NaN: a count checkMeta found bad (unknown); absent or null: none (0).
+  const num = (v: unknown): number | null => (typeof v === 'number' ? (Number.isNaN(v) ? null : v) : 0);
   if (api === 'anthropic-messages') {
     return { uncached: num(u.input_tokens), cacheRead: num(u.cache_read_input_tokens), cacheWrite: num(u.cache_creation_input_tokens), output: num(u.output_tokens) };
   }
@@ -109,12 +111,14 @@ export function usageFromResponse(api: string, raw: unknown): Usage | null {
     const d = (u.input_tokens_details ?? {}) as Record<string, unknown>;
     const read = num(d.cached_tokens);
     const write = num(d.cache_write_tokens);
-    return { uncached: Math.max(0, num(u.input_tokens) - read - write), cacheRead: read, cacheWrite: write, output: num(u.output_tokens) };
+    const uncached = minusKnown(num(u.input_tokens), read, write);
+    return { uncached: uncached === null ? null : Math.max(0, uncached), cacheRead: read, cacheWrite: write, output: num(u.output_tokens) };
   }
   const d = (u.prompt_tokens_details ?? {}) as Record<string, unknown>;
   const read = num(d.cached_tokens ?? u.prompt_cache_hit_tokens);
   const write = num(d.cache_write_tokens);
-  return { uncached: Math.max(0, num(u.prompt_tokens) - read - write), cacheRead: read, cacheWrite: write, output: num(u.completion_tokens) };
+  const uncached = minusKnown(num(u.prompt_tokens), read, write);
+  return { uncached: uncached === null ? null : Math.max(0, uncached), cacheRead: read, cacheWrite: write, output: num(u.completion_tokens) };
 }
 
 /**

@@ -25,6 +25,7 @@ import { BlockNode } from '../../core/chain.js';
 import type { Block, CacheBreakpoint, Diagnostic, LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import { countOr } from '../numbers.js';
 import type { CcRead, CcRec } from './read.js';
 import type { ApiRequestLine, AssistantLine, CcUsage, ShapeLine } from './schema.js';
 
@@ -65,12 +66,13 @@ export function firstUserText(messages: Array<Record<string, unknown>>): string 
 }
 
 /** Anthropic usage → `{uncached, cacheRead, cacheWrite, output}` tokens (input excludes cache). */
-export function usageOf(u: CcUsage | null | undefined, output: number): Usage | null {
+export function usageOf(u: CcUsage | null | undefined, output: number | null): Usage | null {
   if (!u) return null;
+  // A count that was not one is null (numbers.ts checkHostValues): unknown, not 0.
   return {
-    uncached: u.input_tokens ?? 0,
-    cacheRead: u.cache_read_input_tokens ?? 0,
-    cacheWrite: u.cache_creation_input_tokens ?? 0,
+    uncached: countOr(u.input_tokens),
+    cacheRead: countOr(u.cache_read_input_tokens),
+    cacheWrite: countOr(u.cache_creation_input_tokens),
     output,
   };
 }
@@ -79,8 +81,8 @@ export function usageOf(u: CcUsage | null | undefined, output: number): Usage | 
 export interface ResponseGroup {
   key: string;
   lines: Array<{ line: number; v: AssistantLine }>;
-  /** Largest output_tokens over the lines (the final count). */
-  output: number;
+  /** Largest output_tokens over the lines (the final count); null when a line's was not a count (unknown). */
+  output: number | null;
   fromProgress: boolean;
 }
 
@@ -145,7 +147,8 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
       else slots.push({ orderLine: line, group: g });
     }
     g.lines.push({ line, v });
-    g.output = Math.max(g.output, v.message.usage?.output_tokens ?? 0);
+    const out = countOr(v.message.usage?.output_tokens);
+    g.output = g.output === null || out === null ? null : Math.max(g.output, out);
   };
 
   for (const r of read.recs) {
@@ -205,7 +208,7 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
     const diag = s.group?.lines.map((l) => l.v.message.diagnostics).filter((d) => d !== undefined && d !== null).at(-1);
     if (diag && 'cache_miss_reason' in diag) {
       const m = diag.cache_miss_reason;
-      req.hostMiss = { host: 'Claude Code', type: m ? m.type : null, ...(m?.cache_missed_input_tokens !== undefined ? { missedTokens: m.cache_missed_input_tokens } : {}) };
+      req.hostMiss = { host: 'Claude Code', type: m ? m.type : null, ...(typeof m?.cache_missed_input_tokens === 'number' ? { missedTokens: m.cache_missed_input_tokens } : {}) };
     }
     requests.push(req);
   }
@@ -253,7 +256,7 @@ function withResponse(req: LlmRequest, g: ResponseGroup | undefined, s: Slot): v
   req.usage = usageOf(first.message.usage, g.output);
   const split = first.message.usage?.cache_creation;
   if (split && (split.ephemeral_1h_input_tokens || split.ephemeral_5m_input_tokens)) {
-    req.notes!.push(`cache write: ${split.ephemeral_5m_input_tokens ?? 0} tokens 5 m, ${split.ephemeral_1h_input_tokens ?? 0} tokens 1 h`);
+    req.notes!.push(`cache write: ${countOr(split.ephemeral_5m_input_tokens) ?? 'unknown'} tokens 5 m, ${countOr(split.ephemeral_1h_input_tokens) ?? 'unknown'} tokens 1 h`);
   }
   if (first.isApiErrorMessage || first.message.model === '<synthetic>') {
     const text = first.message.content && Array.isArray(first.message.content) ? first.message.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join(' ') : '';
@@ -585,7 +588,7 @@ function fromTree(read: CcRead, g: ResponseGroup, tree: TreeReplay, trie: ChainT
   return req;
 }
 
-export function isoMs(iso: string | undefined): number | null {
+export function isoMs(iso: string | null | undefined): number | null {
   if (!iso) return null;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? null : t;

@@ -15,10 +15,11 @@ import { hash } from 'node:crypto';
 import type { z } from 'zod';
 import { parseJsonLine, readLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
-import { LineProblems } from '../numbers.js';
+import { checkHostValues, hostValuesWarning, LineProblems } from '../numbers.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import {
+  CC_VALUES,
   LINE_SCHEMAS,
   type ApiRequestLine,
   type AssistantLine,
@@ -140,6 +141,9 @@ function str(v: unknown): string | undefined {
 
 function take(out: CcRead, line: number, o: Record<string, unknown>, problems: LineProblems): void {
   const type = typeof o.type === 'string' ? o.type : '(no type)';
+  const values: string[] = [];
+  checkHostValues(o, CC_VALUES, '', values);
+  if (values.length) problems.push(hostValuesWarning(out.file, line, values));
   out.sessionId ??= str(o.sessionId);
   out.cwd ??= str(o.cwd);
   out.version ??= str(o.version);

@@ -16,7 +16,24 @@
  * and assistant lines name their request with `requestRef`.
  */
 import { z } from 'zod';
-import { optionalHostNumber } from '../numbers.js';
+import { hostIsoTime, optionalHostNumber, type ValueSpec } from '../numbers.js';
+
+const USAGE: ValueSpec = {
+  input_tokens: 'count',
+  output_tokens: 'count',
+  cache_creation_input_tokens: 'count',
+  cache_read_input_tokens: 'count',
+  cache_creation: { ephemeral_5m_input_tokens: 'count', ephemeral_1h_input_tokens: 'count' },
+};
+/**
+ * The token counts and times of a transcript line, checked before its schema (numbers.ts
+ * checkHostValues): a bad one is null, with one warning at the line.
+ */
+export const CC_VALUES: ValueSpec = {
+  timestamp: 'iso',
+  message: { usage: USAGE, diagnostics: { cache_miss_reason: { cache_missed_input_tokens: 'count' } } },
+  compactMetadata: { preTokens: 'count' },
+};
 
 /** Anthropic usage as Claude Code stores it on assistant lines (tokens; input excludes cache). */
 export const UsageSchema = z.looseObject({
@@ -50,7 +67,7 @@ export const ContentBlockSchema = z.looseObject({ type: z.string() });
 const NodeFields = {
   uuid: z.string(),
   parentUuid: z.string().nullish(),
-  timestamp: z.string().optional(),
+  timestamp: hostIsoTime,
   isSidechain: z.boolean().optional(),
   sessionId: z.string().optional(),
   agentId: z.string().optional(),
@@ -122,7 +139,7 @@ export type BlobLine = z.infer<typeof BlobLineSchema>;
 export const ApiRequestLineSchema = z.looseObject({
   type: z.literal('api-request'),
   id: z.string(),
-  timestamp: z.string().optional(),
+  timestamp: hostIsoTime,
   querySource: z.string().optional(),
   shapeHash: z.string(),
   params: z.looseObject({ model: z.string().optional() }).optional(),

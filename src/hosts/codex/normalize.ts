@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { BlockNode } from '../../core/chain.js';
 import type { Block, LlmRequest, TranscriptEvent, Usage } from '../../core/model.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
+import { countOr, minusKnown } from '../numbers.js';
 import { codexIdOfFile } from './locate.js';
 import type { CxRead } from './read.js';
 import type { TokenUsage } from './schema.js';
@@ -63,18 +64,20 @@ function wireItem(it: Record<string, unknown>, replacement = false): Record<stri
 
 /** OpenAI usage (input includes cached) → `{uncached, cacheRead, cacheWrite, output}` tokens. */
 export function usageOf(u: TokenUsage): Usage {
-  const read = u.cached_input_tokens ?? 0;
-  const write = u.cache_write_input_tokens ?? 0;
-  return { uncached: Math.max(0, u.input_tokens - read - write), cacheRead: read, cacheWrite: write, output: u.output_tokens };
+  // A count that was not one is null (numbers.ts checkHostValues): unknown, and so is what is derived from it.
+  const read = countOr(u.cached_input_tokens);
+  const write = countOr(u.cache_write_input_tokens);
+  const uncached = minusKnown(u.input_tokens, read, write);
+  return { uncached: uncached === null ? null : Math.max(0, uncached), cacheRead: read, cacheWrite: write, output: u.output_tokens };
 }
 
 function minus(a: TokenUsage, b: TokenUsage | undefined): TokenUsage {
   if (!b) return a;
   return {
-    input_tokens: a.input_tokens - b.input_tokens,
-    cached_input_tokens: (a.cached_input_tokens ?? 0) - (b.cached_input_tokens ?? 0),
-    cache_write_input_tokens: (a.cache_write_input_tokens ?? 0) - (b.cache_write_input_tokens ?? 0),
-    output_tokens: a.output_tokens - b.output_tokens,
+    input_tokens: minusKnown(a.input_tokens, b.input_tokens),
+    cached_input_tokens: minusKnown(countOr(a.cached_input_tokens), countOr(b.cached_input_tokens)),
+    cache_write_input_tokens: minusKnown(countOr(a.cache_write_input_tokens), countOr(b.cache_write_input_tokens)),
+    output_tokens: minusKnown(a.output_tokens, b.output_tokens),
   };
 }
 
@@ -271,7 +274,7 @@ function systemItemBlock(item: number, path: string, it: Record<string, unknown>
   return { segment: 'system', item, path, bytes: new TextEncoder().encode(text), text, origin: String(it.role) };
 }
 
-export function isoMs(iso: string | undefined): number | null {
+export function isoMs(iso: string | null | undefined): number | null {
   if (!iso) return null;
   const t = Date.parse(iso);
   return Number.isNaN(t) ? null : t;

@@ -6,10 +6,10 @@
  */
 import { readJsonLines } from '../lines.js';
 import { describeIssues } from '../issues.js';
-import { LineProblems } from '../numbers.js';
+import { checkHostValues, hostValuesWarning, LineProblems } from '../numbers.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump } from '../../core/own.js';
-import { CompactedSchema, LineSchema, ResponseItemSchema, SessionMetaSchema, TokenCountSchema, TokenUsageRecordSchema, TurnContextSchema, type SessionMeta, type TokenUsage } from './schema.js';
+import { CODEX_VALUES, CompactedSchema, LineSchema, ResponseItemSchema, SessionMetaSchema, TokenCountSchema, TokenUsageRecordSchema, TurnContextSchema, type SessionMeta, type TokenUsage } from './schema.js';
 import { codexIdOfFile } from './locate.js';
 
 export type CxRec =
@@ -54,6 +54,9 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
         warn(r.line, 'line is not a JSON object; skipped');
         continue;
       }
+      const values: string[] = [];
+      checkHostValues(o, CODEX_VALUES, '', values);
+      if (values.length) problems.push(hostValuesWarning(file, r.line, values));
       const l = LineSchema.safeParse(o);
       if (!l.success || !('payload' in o)) {
         // Legacy rollouts: a bare meta object first, then bare ResponseItems.
@@ -70,7 +73,8 @@ export async function readCodexFile(file: string, maxLines = Infinity): Promise<
         else warn(r.line, () => `not a Codex rollout line (${l.success ? 'no payload' : describeIssues(l.error)}); skipped`);
         continue;
       }
-      const { type, payload, timestamp: time } = l.data;
+      const { type, payload } = l.data;
+      const time = l.data.timestamp ?? undefined;
       const p = payload as Record<string, unknown>;
       const bad = (e: { error: Parameters<typeof describeIssues>[0] }) => {
         warn(r.line, () => `${type} line does not match Codex's format (${describeIssues(e.error)}); skipped`);

@@ -7,7 +7,7 @@
  * response id and that response's usage, and `compacted` lines with `replacement_history`.
  */
 import { z } from 'zod';
-import { hostNumber, optionalHostNumber } from '../numbers.js';
+import { hostIsoTime, hostNumber, optionalHostNumber, type ValueSpec } from '../numbers.js';
 
 /** OpenAI token usage as Codex records it (tokens; `input_tokens` includes `cached_input_tokens`). */
 export const TokenUsageSchema = z.looseObject({
@@ -20,8 +20,15 @@ export const TokenUsageSchema = z.looseObject({
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
+const TOKENS: ValueSpec = { input_tokens: 'count', cached_input_tokens: 'count', cache_write_input_tokens: 'count', output_tokens: 'count', reasoning_output_tokens: 'count', total_tokens: 'count' };
+/**
+ * The token counts and times of a rollout line, checked before its schema (numbers.ts
+ * checkHostValues): `token_usage_record` `payload.usage`, `token_count` `payload.info.*_usage`.
+ */
+export const CODEX_VALUES: ValueSpec = { timestamp: 'iso', payload: { timestamp: 'iso', usage: TOKENS, info: { total_token_usage: TOKENS, last_token_usage: TOKENS } } };
+
 export const LineSchema = z.looseObject({
-  timestamp: z.string().optional(),
+  timestamp: hostIsoTime,
   type: z.string(),
   payload: z.unknown(),
 });
@@ -30,7 +37,7 @@ export const SessionMetaSchema = z.looseObject({
   id: z.string(),
   /** The session the conversation belongs to (0.169): its own id, a sub-agent's parent's id; Codex sends it as `prompt_cache_key`. */
   session_id: z.string().optional(),
-  timestamp: z.string().optional(),
+  timestamp: hostIsoTime,
   cwd: z.string().optional(),
   cli_version: z.string().optional(),
   originator: z.string().optional(),

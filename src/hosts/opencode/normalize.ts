@@ -29,6 +29,7 @@ import { bump, ownGet } from '../../core/own.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import { findContextMessages } from '../../phux/context.js';
 import type { AssistantInfo, Part, TextPart, Tokens } from './schema.js';
+import { countOr } from '../numbers.js';
 import type { StoredMessage, StoredSession } from './read.js';
 
 /** Note carried by every reconstructed request. */
@@ -347,14 +348,16 @@ export function itemBlocks(api: OpenCodeApi, encoded: Encoded[], firstItem = 0):
  * `output` includes reasoning tokens (both are billed as output).
  */
 export function usageOf(t: Tokens): Usage {
-  const read = t.cache?.read ?? 0;
-  const write = t.cache?.write ?? 0;
-  const reasoning = t.reasoning ?? 0;
+  // A count that was not one is null (numbers.ts checkHostValues): unknown, and so is what is derived from it.
+  const read = t.cache ? t.cache.read : 0;
+  const write = t.cache ? t.cache.write : 0;
+  const reasoning = countOr(t.reasoning);
+  const output = t.output === null || reasoning === null ? null : t.output + reasoning;
   let uncached = t.input;
-  if (t.total !== undefined && read + write > 0 && t.total === t.input + t.output + reasoning && t.input >= read + write) {
-    uncached = t.input - read - write;
+  if (typeof t.total === 'number' && uncached !== null && read !== null && write !== null && output !== null && read + write > 0 && t.total === uncached + output && uncached >= read + write) {
+    uncached = uncached - read - write;
   }
-  return { uncached, cacheRead: read, cacheWrite: write, output: t.output + reasoning };
+  return { uncached, cacheRead: read, cacheWrite: write, output };
 }
 
 // ------------------------------------------------------------------------------------------ session
@@ -410,7 +413,9 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
     const info = m.info;
     const starts = m.parts.map((p, i) => (p.part.type === 'step-start' ? i : -1)).filter((i) => i >= 0);
     const kind: LlmRequest['kind'] = info.summary || info.mode === 'compaction' || info.agent === 'compaction' ? 'summary' : 'agent';
-    const hasTokens = info.tokens !== undefined && info.tokens.input + info.tokens.output + (info.tokens.cache?.read ?? 0) + (info.tokens.cache?.write ?? 0) !== 0; // NaN (a bad count): usage unknown, the request kept
+    const tk = info.tokens;
+    // A count that was not one (null) is not 0: its usage is unknown, the request kept.
+    const hasTokens = tk !== undefined && [tk.input, tk.output, tk.cache ? tk.cache.read : 0, tk.cache ? tk.cache.write : 0].some((n) => n !== 0);
     if (starts.length === 0 && !info.error && !hasTokens) {
       bump(ignored, 'assistant:no-step');
       return;
@@ -461,7 +466,8 @@ export function normalizeSession(s: StoredSession, opts: NormalizeOptions): Reco
         notes,
       };
       if (info.error) request.error = errorText(info);
-      if (Number.isFinite(info.time.completed) && info.time.completed! >= info.time.created) request.responseEndMs = info.time.completed;
+      const { created, completed } = info.time;
+      if (typeof completed === 'number' && created !== null && completed >= created) request.responseEndMs = completed;
       recon.push({ request, message: m, messages: items });
     }
   });
@@ -666,7 +672,7 @@ function stepFinish(parts: Part[]): Tokens | undefined {
   return undefined;
 }
 
-const isZero = (u: Usage) => u.uncached + u.cacheRead + u.cacheWrite + u.output === 0;
+const isZero = (u: Usage) => u.uncached === 0 && u.cacheRead === 0 && u.cacheWrite === 0 && u.output === 0;
 
 function errorText(info: AssistantInfo): string {
   const e = info.error;

@@ -21,9 +21,13 @@ import { bump } from '../../core/own.js';
 import { depthMessage, parseBounded } from '../../core/depth.js';
 import { FILE_LIMITS, readRegularFileSync } from '../files.js';
 import { describeIssues } from '../issues.js';
+import { checkHostValues, type ValueSpec } from '../numbers.js';
 import {
   KNOWN_PART_TYPES,
   MessageInfoSchema,
+  OC_MESSAGE_VALUES,
+  OC_PART_VALUES,
+  OC_SESSION_VALUES,
   PartSchema,
   SessionInfoSchema,
   type MessageInfo,
@@ -139,6 +143,7 @@ export function readTables(db: Database, file: string, opts: StoreOptions, diagn
     const row = `message:${id}`;
     const info = parseJson(r.data, s, file, row);
     if (info === undefined) continue;
+    checkValues(info, OC_MESSAGE_VALUES, s, { file, line: 0, row });
     const parsed = MessageInfoSchema.safeParse(info);
     if (!parsed.success) {
       s.diagnostics.push({ file, line: 0, severity: 'error', message: `row ${row}: not an OpenCode message (${describeIssues(parsed.error)}); skipped` });
@@ -202,7 +207,18 @@ function parseJson(data: unknown, s: StoredSession, file: string, row: string): 
   }
 }
 
+/**
+ * checkHostValues of one row's or file's data, its problems as one warning at the row (`row <row>: …`,
+ * line 0) or file (line 1, no row).
+ */
+function checkValues(value: unknown, spec: ValueSpec, s: StoredSession, at: { file: string; line: number; row?: string }): void {
+  const problems: string[] = [];
+  checkHostValues(value, spec, '', problems);
+  if (problems.length) s.diagnostics.push({ file: at.file, line: at.line, severity: 'warning', message: `${at.row ? `row ${at.row}: ` : ''}values taken as unknown: ${problems.join('; ')}` });
+}
+
 function checkPart(value: unknown, s: StoredSession, file: string, row: string): Part | undefined {
+  checkValues(value, OC_PART_VALUES, s, { file, line: 0, row });
   const type = value && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
   if (typeof type === 'string' && !KNOWN_PART_TYPES.has(type)) {
     s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row ${row}: unknown part type \`${type}\`; ignored` });
@@ -286,15 +302,17 @@ export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRe
       const file = join(storage, 'session', project, name);
       const s: StoredSession = { id, info: { id }, messages: [], file: storage, format: 'json', diagnostics: [], ignored: {} };
       const raw = load(file, s);
+      checkValues(raw, OC_SESSION_VALUES, s, { file, line: 1 });
       const parsed = SessionInfoSchema.safeParse(raw);
       if (parsed.success) s.info = parsed.data;
       else if (raw !== undefined) s.diagnostics.push({ file, line: 1, severity: 'warning', message: `unexpected session info (${describeIssues(parsed.error)})` });
-      const msgs: Array<StoredMessage & { created: number }> = [];
+      const msgs: Array<StoredMessage & { created: number | null }> = [];
       for (const mname of list(join(storage, 'message', id), 'messages', s)) {
         if (!mname.endsWith('.json')) continue;
         const mfile = join(storage, 'message', id, mname);
         const value = load(mfile, s);
         if (value === undefined) continue;
+        checkValues(value, OC_MESSAGE_VALUES, s, { file: mfile, line: 1 });
         const p = MessageInfoSchema.safeParse(value);
         if (!p.success) {
           s.diagnostics.push({ file: mfile, line: 1, severity: 'error', message: `not an OpenCode message (${describeIssues(p.error)}); skipped` });
@@ -314,7 +332,14 @@ export function readJsonStore(storage: string, opts: StoreOptions = {}): StoreRe
         parts.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         msgs.push({ id: mid, ordinal: 0, info: p.data, parts, row: mfile, created: p.data.time.created });
       }
-      msgs.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // OpenCode orders a session's messages by time.created (then id). A message whose time is
+      // unknown (not a time, checkHostValues) has no place in that order: then all keep the order
+      // of their file names (ids, which OpenCode makes ascending), and a warning says so.
+      const unknownTime = msgs.find((m) => m.created === null);
+      if (unknownTime) {
+        s.diagnostics.push({ file: unknownTime.row, line: 1, severity: 'warning', message: 'time.created unknown: the messages of this session are taken in file-name (id) order, not time order' });
+        msgs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      } else msgs.sort((a, b) => a.created! - b.created! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       s.messages = msgs.map(({ created: _c, ...m }, i) => ({ ...m, ordinal: i + 1 }));
       finishSession(s);
       sessions.push(s);

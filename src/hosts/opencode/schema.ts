@@ -8,7 +8,19 @@
  * reader does not use are kept, unknown part types are reported by the reader, not rejected here.
  */
 import { z } from 'zod';
-import { hostNumber, optionalHostNumber } from '../numbers.js';
+import { hostNumber, optionalHostNumber, type ValueSpec } from '../numbers.js';
+
+const TOKENS: ValueSpec = { total: 'count', input: 'count', output: 'count', reasoning: 'count', cache: { read: 'count', write: 'count' } };
+/**
+ * The token counts, costs and times of a message's data (a `message` row's JSON, a message
+ * file), checked before its schema (numbers.ts checkHostValues): a bad one is null, with one
+ * warning at the row or file.
+ */
+export const OC_MESSAGE_VALUES: ValueSpec = { time: { created: 'ms', completed: 'ms' }, cost: 'usd', tokens: TOKENS };
+/** The same for a part's data (step-finish `tokens`, a text part's `time.start`, a tool's `state.time.compacted`). */
+export const OC_PART_VALUES: ValueSpec = { tokens: TOKENS, time: { start: 'ms' }, state: { time: { compacted: 'ms' } } };
+/** The same for a session file (`time`, `tokens`). */
+export const OC_SESSION_VALUES: ValueSpec = { time: { created: 'ms', updated: 'ms' }, tokens: TOKENS };
 
 /** `tokens` of an assistant message or a `step-finish` part (units: tokens). */
 export const TokensSchema = z.looseObject({
@@ -20,7 +32,8 @@ export const TokensSchema = z.looseObject({
 });
 export type Tokens = z.infer<typeof TokensSchema>;
 
-const TimeSchema = z.looseObject({ created: z.number(), completed: z.number().optional() });
+/** `created` null: not a time (checkHostValues), unknown. */
+const TimeSchema = z.looseObject({ created: hostNumber, completed: optionalHostNumber });
 
 export const UserInfoSchema = z.looseObject({
   role: z.literal('user'),
@@ -58,7 +71,7 @@ export const TextPartSchema = z.looseObject({
   text: z.string(),
   synthetic: z.boolean().optional(),
   ignored: z.boolean().optional(),
-  time: z.looseObject({ start: z.number().optional() }).optional(),
+  time: z.looseObject({ start: optionalHostNumber }).optional(),
   metadata: Metadata,
 });
 export const ReasoningPartSchema = z.looseObject({ type: z.literal('reasoning'), text: z.string(), metadata: Metadata });
@@ -69,7 +82,7 @@ export const ToolStateSchema = z.looseObject({
   output: z.string().optional(),
   error: z.string().optional(),
   metadata: Metadata,
-  time: z.looseObject({ compacted: z.number().optional() }).optional(),
+  time: z.looseObject({ compacted: optionalHostNumber }).optional(),
   attachments: z.array(z.looseObject({ mime: z.string(), url: z.string(), filename: z.string().optional() })).optional(),
 });
 export const ToolPartSchema = z.looseObject({ type: z.literal('tool'), callID: z.string(), tool: z.string(), state: ToolStateSchema, metadata: Metadata });
@@ -121,7 +134,7 @@ export const SessionInfoSchema = z.looseObject({
   directory: z.string().optional(),
   parentID: z.string().nullish(),
   version: z.string().optional(),
-  time: z.looseObject({ created: z.number().optional(), updated: z.number().optional() }).optional(),
+  time: z.looseObject({ created: optionalHostNumber, updated: optionalHostNumber }).optional(),
   tokens: TokensSchema.optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;

@@ -10,7 +10,8 @@ import { nextLinesAre, objectOf, peekFile } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { loadPiDesktopDb } from './db.js';
 import { dataDirOf, dbPathOf, revisionsOf, TRANSCRIPT_NAME } from './locate.js';
-import { HeaderSchema } from './schema.js';
+import { withHostValues } from '../numbers.js';
+import { HeaderSchema, PD_VALUES } from './schema.js';
 
 const PROMPT_CHARS = 200;
 
@@ -39,7 +40,7 @@ export async function piDesktopRef(file: string, explicit: boolean): Promise<Ses
   const st = await peekFile(file);
   if (!st) return null;
   const lines = st.lines.head;
-  const h = lines[0] !== undefined ? HeaderSchema.safeParse(objectOf(lines[0])) : undefined;
+  const h = lines[0] !== undefined ? HeaderSchema.safeParse(withHostValues(objectOf(lines[0]), PD_VALUES)) : undefined;
   // A damaged line 1 (the header): still a transcript when the next lines are PI-Desktop's; the
   // reader reports line 1 and takes the id from the file name, as here.
   const sessionId = h?.success ? h.data.sessionId : nextLinesAre(lines, isPdLine) ? TRANSCRIPT_NAME.exec(basename(file))![1] : null;

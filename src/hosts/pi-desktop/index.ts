@@ -50,7 +50,8 @@ export async function readPiDesktopSession(file: string, opts: ReadPiDesktopOpti
   const norm = normalizePd(read, (p, m) => db?.routes.get(`${p}/${m}`), { provider: row?.providerId ?? null, model: row?.modelId ?? null });
   const diagnostics: Diagnostic[] = [...read.diagnostics, ...norm.diagnostics, ...(db?.diagnostics ?? [])];
   const turns = db?.turns.get(id);
-  if (db && turns && (turns.inputTokens !== norm.sums.uncached || turns.outputTokens !== norm.sums.output)) {
+  // Unknown sums (a row's count was not one) are not compared.
+  if (db && turns && norm.sums.uncached !== null && norm.sums.output !== null && (turns.inputTokens !== norm.sums.uncached || turns.outputTokens !== norm.sums.output)) {
     diagnostics.push({
       file: db.file,
       line: 0,

@@ -53,8 +53,8 @@ export interface PdNormalized {
   turnLines: number[];
   /** Sub-agent sessions: one per parentToolCallId. */
   subagents: Array<{ id: string; agentName: string; callId: string; requests: LlmRequest[] }>;
-  /** Token sums over every assistant row (parent and sub-agents), to cross-check `turns`. */
-  sums: { uncached: number; output: number };
+  /** Token sums over every assistant row (parent and sub-agents), to cross-check `turns`; null once a row's count is unknown. */
+  sums: { uncached: number | null; output: number | null };
   diagnostics: Diagnostic[];
   ignored: Record<string, number>;
 }
@@ -182,9 +182,16 @@ function toolBlock(item: number, t: ToolDecl): Block {
   };
 }
 
+/** Adds a row's usage to the sums (an unknown count makes its sum unknown). */
+function addSums(sums: PdNormalized['sums'], u: Usage): void {
+  sums.uncached = sums.uncached === null || u.uncached === null ? null : sums.uncached + u.uncached;
+  sums.output = sums.output === null || u.output === null ? null : sums.output + u.output;
+}
+
 function usageOf(u: PdUsage | undefined): Usage | null {
   if (!u) return null;
-  const pick = (a: number | undefined, b: number | undefined) => a ?? b ?? 0;
+  // host-core's name when present, else pi-ai's, else 0; null (not a count, numbers.ts checkHostValues) stays unknown.
+  const pick = (a: number | null | undefined, b: number | null | undefined) => (a !== undefined ? a : b !== undefined ? b : 0);
   if (u.inputTokens === undefined && u.input === undefined && u.cacheReadTokens === undefined && u.cacheRead === undefined) return null;
   // pi-ai's `input` (and host-core's inputTokens, copied from it) is the uncached input.
   return { uncached: pick(u.inputTokens, u.input), cacheRead: pick(u.cacheReadTokens, u.cacheRead), cacheWrite: pick(u.cacheWriteTokens, u.cacheWrite), output: pick(u.outputTokens, u.output) };
@@ -196,7 +203,7 @@ function apiOf(provider: string, model: string): string {
   return 'openai-completions';
 }
 
-const timeOf = (s: string | undefined): number | null => {
+const timeOf = (s: string | null | undefined): number | null => {
   if (!s) return null;
   const t = Date.parse(s);
   return Number.isFinite(t) ? t : null;
@@ -545,8 +552,7 @@ export function normalizePd(
       const t = timeOf(c.createdAt);
       const u = usageOf(c.usage);
       if (u) {
-        out.sums.uncached += u.uncached;
-        out.sums.output += u.output;
+        addSums(out.sums, u);
         emit(r.line, 'summary', u, lastTime, t, undefined, 'compaction call: the summarization prompt is not recorded; its prefix is the conversation it summarized');
       }
       const state = replay(systemItems().map((s) => s.sm));
@@ -600,8 +606,7 @@ export function normalizePd(
       ctx.subagentSince = s.agentName;
       const u = usageOf(m.meta?.usage);
       if (u) {
-        out.sums.uncached += u.uncached;
-        out.sums.output += u.output;
+        addSums(out.sums, u);
       }
       continue;
     }
@@ -610,8 +615,7 @@ export function normalizePd(
     if (m.role === 'assistant') {
       const u = usageOf(m.meta?.usage);
       if (u) {
-        out.sums.uncached += u.uncached;
-        out.sums.output += u.output;
+        addSums(out.sums, u);
       }
       const err = m.meta?.error !== undefined ? (typeof m.meta.error === 'string' ? m.meta.error : JSON.stringify(m.meta.error)) : m.meta?.status === 'error' ? 'error' : undefined;
       emit(r.line, 'agent', u, lastTime ?? t, t, err);

@@ -14,11 +14,12 @@ import { depthMessage, parseBounded } from '../../core/depth.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
 import { describeIssues } from '../issues.js';
-import { LineProblems } from '../numbers.js';
+import { checkHostValues, hostValuesWarning, LineProblems } from '../numbers.js';
 import { invalidUtf8Warning, readLines } from '../lines.js';
 import {
   CompactionLineSchema,
   HeaderSchema,
+  PD_VALUES,
   MessageLineSchema,
   SystemMessageSchema,
   type ModelSystem,
@@ -95,6 +96,9 @@ export async function readPdTranscript(file: string, revisions?: string): Promis
         first = false;
         continue;
       }
+      const values: string[] = [];
+      checkHostValues(value, PD_VALUES, '', values);
+      if (values.length) problems.push(hostValuesWarning(file, l.line, values));
       if (first) {
         first = false;
         const h = HeaderSchema.safeParse(value);

@@ -22,14 +22,32 @@
  * version adds are kept and ignored.
  */
 import { z } from 'zod';
-import { optionalHostNumber } from '../numbers.js';
+import { hostIsoTime, optionalHostNumber, type ValueSpec } from '../numbers.js';
+
+const USAGE: ValueSpec = {
+  inputTokens: 'count',
+  outputTokens: 'count',
+  cacheReadTokens: 'count',
+  cacheWriteTokens: 'count',
+  reasoningTokens: 'count',
+  totalTokens: 'count',
+  input: 'count',
+  output: 'count',
+  cacheRead: 'count',
+  cacheWrite: 'count',
+};
+/**
+ * The token counts and times of a transcript line (header, message row, compaction row), checked
+ * before its schema (numbers.ts checkHostValues): a bad one is null, with one warning at the line.
+ */
+export const PD_VALUES: ValueSpec = { createdAt: 'iso', tokensBefore: 'count', usage: USAGE, meta: { usage: USAGE } };
 
 /** Line 1. */
 export const HeaderSchema = z.looseObject({
   type: z.literal('session'),
   schema: z.number(),
   sessionId: z.string(),
-  createdAt: z.string().optional(),
+  createdAt: hostIsoTime,
 });
 export type PdHeader = z.infer<typeof HeaderSchema>;
 
@@ -81,7 +99,7 @@ export const MessageLineSchema = z.looseObject({
   isError: z.boolean().optional(),
   blocks: z.array(BlockSchema).default([]),
   meta: MetaSchema.optional(),
-  createdAt: z.string().optional(),
+  createdAt: hostIsoTime,
   modelSystem: ModelSystemSchema.optional(),
 });
 export type PdMessage = z.infer<typeof MessageLineSchema>;
@@ -92,12 +110,12 @@ export const CompactionLineSchema = z.looseObject({
   summary: z.string(),
   firstKeptMessageId: z.string().optional(),
   throughMessageId: z.string().optional(),
-  tokensBefore: z.number().optional(),
+  tokensBefore: optionalHostNumber,
   usage: UsageSchema.optional(),
   details: z.looseObject({ systemMessageJson: z.string().optional() }).optional(),
   providerId: z.string().optional(),
   modelId: z.string().optional(),
-  createdAt: z.string().optional(),
+  createdAt: hostIsoTime,
 });
 export type PdCompaction = z.infer<typeof CompactionLineSchema>;
 

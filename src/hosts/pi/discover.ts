@@ -14,7 +14,8 @@ import { objectOf as parse, PEEK_BYTES, readAt, windowLines } from '../peek.js';
 import { basename, dirname } from 'node:path';
 import type { Claim, SessionRef } from '../registry.js';
 import { decodeCwdDir, piSessionIdOfFile } from './locate.js';
-import { HeaderSchema } from './schema.js';
+import { withHostValues } from '../numbers.js';
+import { HeaderSchema, PI_VALUES } from './schema.js';
 
 /** Bytes read at each end of a file for discovery. */
 /** Characters of the first prompt kept for display. */
@@ -64,7 +65,7 @@ export async function peekPiFile(file: string, size: number): Promise<PiPeek> {
     first = splitLines(wide)[0]?.text;
   }
   const h = first === undefined ? undefined : parse(first);
-  const parsed = h ? HeaderSchema.safeParse(h) : undefined;
+  const parsed = h ? HeaderSchema.safeParse(withHostValues(h, PI_VALUES)) : undefined;
   let title: string | null = null;
   let firstPrompt: string | null = null;
   const scan = (lines: string[]) => {

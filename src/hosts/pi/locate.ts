@@ -14,7 +14,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { readLines } from '../lines.js';
-import { HeaderSchema } from './schema.js';
+import { withHostValues } from '../numbers.js';
+import { HeaderSchema, PI_VALUES } from './schema.js';
 
 /** One session file found on disk. */
 export interface PiSessionFile {
@@ -115,7 +116,7 @@ async function list(dir: string): Promise<string[]> {
 async function readHeader(file: string): Promise<{ id: string; cwd?: string } | undefined> {
   try {
     for await (const l of readLines(file, { maxLineBytes: 64 * 1024 })) {
-      const h = HeaderSchema.safeParse(JSON.parse(l.text));
+      const h = HeaderSchema.safeParse(withHostValues(JSON.parse(l.text), PI_VALUES));
       return h.success ? { id: h.data.id, cwd: h.data.cwd } : undefined;
     }
   } catch {

@@ -826,7 +826,8 @@ export function ratesOf(u: PiUsage | undefined): Rates {
   for (const [field, kind] of PRICE_FIELDS) {
     const tokens = u[kind];
     const cost = u.cost[kind];
-    if (tokens > 0 && typeof cost === 'number') out[field] = round((cost / tokens) * 1e6);
+    // A count or cost that was not one (null, numbers.ts checkHostValues) gives no rate.
+    if (tokens !== null && tokens > 0 && typeof cost === 'number') out[field] = round((cost / tokens) * 1e6);
   }
   return out;
 }

@@ -20,13 +20,14 @@ import { readJsonLineBatches, type JsonLineResult } from '../lines.js';
 import { describeIssues } from '../issues.js';
 import type { Diagnostic } from '../../core/model.js';
 import { bump, ownGet } from '../../core/own.js';
-import { LineProblems } from '../numbers.js';
+import { checkHostValues, hostValuesMessage, LineProblems } from '../numbers.js';
 import {
   AgentMessageSchema,
   ENTRY_SCHEMAS,
   EntryBaseSchema,
   HeaderSchema,
   KNOWN_ROLES,
+  PI_VALUES,
   fastAgentMessage,
   fastEntryBase,
   fastMessageEntry,
@@ -202,6 +203,9 @@ export function collectLine(r: JsonLineResult, raws: RawLine[], problems: LinePr
     return;
   }
   const obj = r.value as Record<string, unknown>;
+  const values: string[] = [];
+  checkHostValues(obj, PI_VALUES, '', values);
+  if (values.length) problems.add(r.line, 'warning', () => hostValuesMessage(values));
   const message = toolResultOf(obj, r.bytes);
   raws.push(message ? { line: r.line, obj, message } : { line: r.line, obj });
 }
@@ -390,7 +394,7 @@ function toRec(raw: RawLine, order: number, problems: LineProblems, ignored: Rec
     const msg = raw.message ?? fastAgentMessage((raw.obj as { message: Record<string, unknown> }).message);
     if (msg) {
       const { id, parentId, timestamp } = fast;
-      const rec: PiEntryRec = { line: raw.line, order, id, parentId, type: 'message', timestamp, entry: null, parent: null, thinkingLevel: 'off', model: null, sentThinking: null, compaction: null };
+      const rec: PiEntryRec = { line: raw.line, order, id, parentId, type: 'message', timestamp: timestamp ?? undefined, entry: null, parent: null, thinkingLevel: 'off', model: null, sentThinking: null, compaction: null };
       rec.entry = { type: 'message', message: msg };
       return rec;
     }
@@ -409,7 +413,7 @@ function toRec(raw: RawLine, order: number, problems: LineProblems, ignored: Rec
     }
   }
   const { type, id, parentId, timestamp } = base;
-  const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp, entry: null, parent: null, thinkingLevel: 'off', model: null, sentThinking: null, compaction: null };
+  const rec: PiEntryRec = { line: raw.line, order, id, parentId, type, timestamp: timestamp ?? undefined, entry: null, parent: null, thinkingLevel: 'off', model: null, sentThinking: null, compaction: null };
   // An entry type is untrusted text: `constructor` or `__proto__` must not find a built-in.
   const schema = ownGet(ENTRY_SCHEMAS as Record<string, (typeof ENTRY_SCHEMAS)[PiEntryType]>, type);
   if (!schema) {

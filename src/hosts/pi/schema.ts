@@ -8,7 +8,7 @@
  * and ignored): Pi adds fields between versions, and the 1.x line adds more (reference/pi.md §5).
  */
 import { z } from 'zod';
-import { hostNumber, optionalHostNumber } from '../numbers.js';
+import { hostIsoTime, hostNumber, optionalHostNumber, type ValueSpec } from '../numbers.js';
 import type { JsonLiteral } from '../../core/literal.js';
 
 /** `{"type":"text","text","textSignature"?}`. The Responses API stores `{"v":1,"id":"msg_…"}` JSON in `textSignature`. */
@@ -80,6 +80,20 @@ export const ContentBlockSchema = z.union([
   OtherContentSchema,
 ]);
 
+const PI_COST: ValueSpec = { input: 'usd', output: 'usd', cacheRead: 'usd', cacheWrite: 'usd', total: 'usd' };
+/**
+ * The token counts, costs and times of any Pi line (header, entry, message), checked before its
+ * schema (numbers.ts checkHostValues): a bad one is null, with one warning at the line.
+ */
+export const PI_VALUES: ValueSpec = {
+  timestamp: 'iso',
+  tokensBefore: 'count',
+  message: {
+    timestamp: 'ms',
+    usage: { input: 'count', output: 'count', cacheRead: 'count', cacheWrite: 'count', totalTokens: 'count', cost: PI_COST },
+  },
+};
+
 /** Token usage as Pi records it, already normalized per API (reference/pi.md §1 "usage"). Units: tokens; cost: USD. */
 export const UsageSchema = z.looseObject({
   input: hostNumber,
@@ -101,7 +115,7 @@ export const UsageSchema = z.looseObject({
 export const UserMessageSchema = z.looseObject({
   role: z.literal('user'),
   content: z.union([z.string(), z.array(ContentBlockSchema)]),
-  timestamp: z.number().optional(),
+  timestamp: optionalHostNumber,
 });
 
 export const AssistantMessageSchema = z.looseObject({
@@ -114,7 +128,7 @@ export const AssistantMessageSchema = z.looseObject({
   /** `stop` | `length` | `toolUse` | `error` | `aborted`. */
   stopReason: z.string(),
   /** ms since epoch, taken when the provider stream starts (just before the HTTP request). */
-  timestamp: z.number().optional(),
+  timestamp: optionalHostNumber,
   responseId: z.string().optional(),
   errorMessage: z.string().optional(),
 });
@@ -125,7 +139,7 @@ export const ToolResultMessageSchema = z.looseObject({
   toolName: z.string().optional(),
   content: z.array(ContentBlockSchema),
   isError: z.boolean().optional(),
-  timestamp: z.number().optional(),
+  timestamp: optionalHostNumber,
 });
 
 export const BashExecutionMessageSchema = z.looseObject({
@@ -137,7 +151,7 @@ export const BashExecutionMessageSchema = z.looseObject({
   truncated: z.boolean().optional(),
   fullOutputPath: z.string().optional(),
   excludeFromContext: z.boolean().optional(),
-  timestamp: z.number().optional(),
+  timestamp: optionalHostNumber,
 });
 
 /** Extension message (`role:"custom"`; `hookMessage` in v2 files, migrated). `display` does not affect what is sent. */
@@ -147,7 +161,7 @@ export const CustomRoleMessageSchema = z.looseObject({
   content: z.union([z.string(), z.array(ContentBlockSchema)]),
   display: z.boolean().optional(),
   details: z.unknown().optional(),
-  timestamp: z.number().optional(),
+  timestamp: optionalHostNumber,
 });
 
 /** An AgentMessage of a role this reader knows. */
@@ -167,7 +181,7 @@ export const HeaderSchema = z.looseObject({
   type: z.literal('session'),
   version: z.number().optional(),
   id: z.string(),
-  timestamp: z.string().optional(),
+  timestamp: hostIsoTime,
   cwd: z.string().optional(),
   parentSession: z.string().optional(),
 });
@@ -177,8 +191,8 @@ export const EntryBaseSchema = z.looseObject({
   type: z.string(),
   id: z.string(),
   parentId: z.string().nullable(),
-  /** ISO time the entry was appended. */
-  timestamp: z.string().optional(),
+  /** ISO time the entry was appended (null: not a time, checkHostValues). */
+  timestamp: hostIsoTime,
 });
 
 /** Type-specific fields per known entry type (`session-manager.ts` l.44-149). */
@@ -189,7 +203,7 @@ export const ENTRY_SCHEMAS = {
   compaction: z.looseObject({
     summary: z.string(),
     firstKeptEntryId: z.string().optional(),
-    tokensBefore: z.number().optional(),
+    tokensBefore: optionalHostNumber,
     details: z.unknown().optional(),
     fromHook: z.boolean().optional(),
   }),
@@ -234,7 +248,7 @@ export interface ToolResultMessage {
   toolName?: string;
   content: Array<ContentBlock | LiteralTextContent>;
   isError?: boolean;
-  timestamp?: number;
+  timestamp?: number | null;
 }
 export type BashExecutionMessage = z.infer<typeof BashExecutionMessageSchema>;
 export type CustomRoleMessage = z.infer<typeof CustomRoleMessageSchema>;
@@ -270,6 +284,8 @@ interface Shape {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str: Check = (v) => typeof v === 'string';
 const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
+/** hostNumber's verdict (after checkHostValues): a number, or null for unknown. */
+const numOrNull: Check = (v) => v === null || num(v);
 const bool: Check = (v) => typeof v === 'boolean';
 const anything: Check = () => true;
 const literal =
@@ -334,11 +350,11 @@ const fitsBlock: Check = (b) => {
   }
 };
 const blocks: Check = (v) => Array.isArray(v) && v.every(fitsBlock);
-const COST = shape([['input', num, true], ['output', num, true], ['cacheRead', num, true], ['cacheWrite', num, true], ['total', num, true]]);
-const USAGE = shape([['input', num], ['output', num], ['cacheRead', num], ['cacheWrite', num], ['totalTokens', num, true], ['cost', (v) => fits(v, COST), true]]);
+const COST = shape([['input', numOrNull, true], ['output', numOrNull, true], ['cacheRead', numOrNull, true], ['cacheWrite', numOrNull, true], ['total', numOrNull, true]]);
+const USAGE = shape([['input', numOrNull], ['output', numOrNull], ['cacheRead', numOrNull], ['cacheWrite', numOrNull], ['totalTokens', numOrNull, true], ['cost', (v) => fits(v, COST), true]]);
 
 const FAST_ROLES = new Map<string, Shape>([
-  ['user', shape([['role', literal('user')], ['content', (v) => typeof v === 'string' || blocks(v)], ['timestamp', num, true]])],
+  ['user', shape([['role', literal('user')], ['content', (v) => typeof v === 'string' || blocks(v)], ['timestamp', numOrNull, true]])],
   [
     'assistant',
     shape([
@@ -349,7 +365,7 @@ const FAST_ROLES = new Map<string, Shape>([
       ['model', str],
       ['usage', (v) => fits(v, USAGE), true],
       ['stopReason', str],
-      ['timestamp', num, true],
+      ['timestamp', numOrNull, true],
       ['responseId', str, true],
       ['errorMessage', str, true],
     ]),
@@ -362,7 +378,7 @@ const FAST_ROLES = new Map<string, Shape>([
       ['toolName', str, true],
       ['content', blocks],
       ['isError', bool, true],
-      ['timestamp', num, true],
+      ['timestamp', numOrNull, true],
     ]),
   ],
 ]);
@@ -378,10 +394,10 @@ export function fastAgentMessage(m: Record<string, unknown>): AgentMessage | und
 }
 
 /** EntryBaseSchema's verdict without copying: the fields every tree entry needs, or undefined. */
-export function fastEntryBase(o: Record<string, unknown>): { type: string; id: string; parentId: string | null; timestamp?: string } | undefined {
+export function fastEntryBase(o: Record<string, unknown>): { type: string; id: string; parentId: string | null; timestamp?: string | null } | undefined {
   const { type, id, parentId, timestamp } = o;
   if (typeof type !== 'string' || typeof id !== 'string' || (parentId !== null && typeof parentId !== 'string')) return undefined;
-  if (timestamp !== undefined && typeof timestamp !== 'string') return undefined;
+  if (timestamp !== undefined && timestamp !== null && typeof timestamp !== 'string') return undefined;
   return { type, id, parentId, timestamp };
 }
 

@@ -44,7 +44,7 @@ describe('re-billed tokens of a break', () => {
     const r = a.requests[3];
     assert.deepEqual([r.verdict, r.break!.segment, r.observedRead, r.lostTokens], ['break', 'system', 0, 1616]);
     const u = a.requests[2].request.usage!;
-    assert.equal(u.cacheRead + u.cacheWrite, 1616);
+    assert.equal(u.cacheRead! + u.cacheWrite!, 1616);
   });
 
   it('a break re-bills at least what the cache held before the change and the request did not read (expected − observed), on a generated Pi session', async function () {
@@ -60,7 +60,7 @@ describe('re-billed tokens of a break', () => {
       const breaks = a.requests.filter((r) => r.verdict === 'break' && r.break!.segment !== 'head');
       // #346, #688, #700 read nothing of an entry the judge expected to serve: all of it is re-billed (it was 6,561 / 63,296 / 65,216).
       assert.deepEqual([346, 688, 700].map((i) => [a.requests[i - 1].expectedRead, a.requests[i - 1].observedRead, a.requests[i - 1].lostTokens]), [[48417, 0, 48417], [70656, 0, 70656], [73664, 0, 73664]]);
-      const paid = (r: (typeof breaks)[number]) => r.request.usage!.uncached + r.request.usage!.cacheWrite;
+      const paid = (r: (typeof breaks)[number]) => r.request.usage!.uncached! + r.request.usage!.cacheWrite!;
       assert.deepEqual(breaks.filter((r) => r.lostTokens < Math.min((r.expectedRead ?? 0) - (r.observedRead ?? 0), paid(r))).map((r) => r.request.index), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });

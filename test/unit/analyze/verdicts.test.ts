@@ -19,7 +19,7 @@ function delay(s: Session, index: number, ms: number): Session {
 function missed(s: Session, index: number, written: boolean): Session {
   const r = s.requests[index - 1];
   const u = r.usage!;
-  r.usage = written ? { ...u, cacheWrite: u.cacheWrite + u.cacheRead, cacheRead: 0 } : { ...u, uncached: u.uncached + u.cacheRead, cacheRead: 0 };
+  r.usage = written ? { ...u, cacheWrite: u.cacheWrite! + u.cacheRead!, cacheRead: 0 } : { ...u, uncached: u.uncached! + u.cacheRead!, cacheRead: 0 };
   return s;
 }
 
@@ -47,7 +47,7 @@ describe('verdicts on edited recordings', () => {
   it('a hit read that collapses with the prefix unchanged is an unexplained miss, with its cost in tokens', async () => {
     const s = await readCaptureSession('test/fixtures/pi/main/requests');
     const u = s.requests[2].usage!;
-    s.requests[2].usage = { ...u, uncached: u.uncached + u.cacheRead, cacheRead: 0 };
+    s.requests[2].usage = { ...u, uncached: u.uncached! + u.cacheRead!, cacheRead: 0 };
     const a = analyzeSession(s);
     assert.equal(a.requests[2].verdict, 'unexplained-miss');
     assert.equal(a.requests[2].break, null);

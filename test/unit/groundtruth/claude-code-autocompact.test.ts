@@ -144,7 +144,7 @@ for (const sc of scenarios('test/fixtures/claude-code-autocompact', 'PREFIX_LENS
         const u = byId.get(r.responseId!)!.usage!;
         assert.deepEqual(r.usage, { uncached: u.input_tokens, cacheRead: u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, output: u.output_tokens }, `#${r.index}`);
       }
-      const total = (xs: Array<{ uncached: number; cacheRead: number; cacheWrite: number; output: number }>) => xs.reduce((a, u) => a + u.uncached + u.cacheRead + u.cacheWrite + u.output, 0);
+      const total = (xs: Array<{ uncached: number | null; cacheRead: number | null; cacheWrite: number | null; output: number | null }>) => xs.reduce((a, u) => a + u.uncached! + u.cacheRead! + u.cacheWrite! + u.output!, 0);
       const provider = metas.map((m) => ({ uncached: m.usage!.input_tokens, cacheRead: m.usage!.cache_read_input_tokens, cacheWrite: m.usage!.cache_creation_input_tokens, output: m.usage!.output_tokens }));
       assert.equal(total(wire.requests.map((r) => r.usage!)), total(provider));
       assert.equal(total(recon.requests.map((r) => r.usage!)), total(provider) - total([provider[2]]));

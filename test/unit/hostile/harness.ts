@@ -103,7 +103,7 @@ export function runCliProcess(args: string[], opts: { timeoutMs?: number; heapMb
 
 const finite = z.number().refine(Number.isFinite, 'a finite number');
 const count = z.number().int().nonnegative();
-const UsageShape = z.object({ uncached: count, cacheRead: count, cacheWrite: count, output: count });
+const UsageShape = z.object({ uncached: count.nullable(), cacheRead: count.nullable(), cacheWrite: count.nullable(), output: count.nullable() });
 const DiagnosticShape = z.object({ file: z.string().min(1), line: z.number().int().nonnegative(), message: z.string().min(1), severity: z.enum(['error', 'warning', 'info']) });
 const RequestShape = z.looseObject({
   index: z.number().int().positive(),

@@ -43,7 +43,7 @@ describe('hostile corpus: captured request bodies and metas', () => {
     [
       '904-agent.meta.json',
       'warning',
-      'meta values ignored (unknown): receivedAt "garbage" is not a time; responseStartedAt Infinity is not a time; status "x" is not an HTTP status; kind "weird" is not agent, title or summary; usage.input_tokens -5 is not a token count (the usage is unknown)',
+      'meta values ignored (unknown): receivedAt "garbage" is not a time; responseStartedAt Infinity is not a time; status "x" is not an HTTP status; kind "weird" is not agent, title or summary; usage.input_tokens -5 is not a token count (a non-negative integer ≤ 1000000000000)',
     ],
     ['905-agent.body.json', 'warning', "request body's `messages` is absent, not an array: no message blocks"],
     ['905-agent.body.json', 'warning', "request body's `model` is absent, not a string"],

@@ -86,7 +86,7 @@ describe('OpenCode reader: recorded sessions (reconstructed)', () => {
     for (const s of sessions) {
       const [row] = query(db, `SELECT tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write FROM session WHERE id = '${s.id}'`);
       const sum = { uncached: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
-      for (const r of s.requests) for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += r.usage![k];
+      for (const r of s.requests) for (const k of Object.keys(sum) as Array<keyof typeof sum>) sum[k] += r.usage![k]!;
       assert.deepEqual(sum, {
         uncached: row.tokens_input,
         cacheRead: row.tokens_cache_read,

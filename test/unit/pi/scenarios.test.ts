@@ -22,13 +22,13 @@ async function scenario(name: string): Promise<{ file: string; requestsDir: stri
 }
 
 function usageSum(s: Session): Usage {
-  const sum: Usage = { uncached: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
+  const sum = { uncached: 0, cacheRead: 0, cacheWrite: 0, output: 0 };
   for (const r of s.requests) {
     if (!r.usage) continue;
-    sum.uncached += r.usage.uncached;
-    sum.cacheRead += r.usage.cacheRead;
-    sum.cacheWrite += r.usage.cacheWrite;
-    sum.output += r.usage.output;
+    sum.uncached += r.usage.uncached!;
+    sum.cacheRead += r.usage.cacheRead!;
+    sum.cacheWrite += r.usage.cacheWrite!;
+    sum.output += r.usage.output!;
   }
   return sum;
 }
