@@ -97,10 +97,10 @@ export function unreadable(s: SessionReport): boolean {
 /** Renders one session's `--json` block (see RenderedSession), lines passed through `transform`. */
 export async function renderSession(s: SessionReport, transform: (line: string) => string): Promise<RenderedSession> {
   const chunks: Uint8Array[] = [];
-  const encoder = new TextEncoder();
-  const w = new JsonReportWriter(() => {});
-  // The writer's own start line is not part of the block; only the tee sees the session's text.
-  await w.session(s, (text) => void chunks.push(encoder.encode(text)), transform);
+  // Bytes sink that drops them: the writer's own start line is not part of the block; only the
+  // tee sees the session's bytes.
+  const w = new JsonReportWriter(() => {}, () => {});
+  await w.session(s, undefined, transform, (b) => void chunks.push(b));
   return { chunks, requests: s.requests.length, unreadable: unreadable(s) };
 }
 
@@ -208,30 +208,78 @@ function indented(v: unknown, spaces: number): string {
 }
 
 /**
- * The lines of `JSON.stringify(s, null, 2)` indented by `pad`, produced request by request, so no
- * string holds more than one request (a session of 40,000 requests is ~50 MB of JSON).
+ * One line of a session's `--json` text in three pieces, `pre + body + post` (newline excluded):
+ * `body` is the serialized value when the line holds one (else ''), so a writer can encode it as
+ * it is, without first joining it to its indentation and comma (each join copies the text).
  */
-export function* sessionJsonLines(s: SessionReport, pad: string): Generator<string> {
+export type JsonLinePieces = readonly [pre: string, body: string, post: string];
+
+/**
+ * The lines of `JSON.stringify(s, null, 2)` indented by `pad`, as pieces (JsonLinePieces),
+ * produced request by request, so no string holds more than one request (a session of 40,000
+ * requests is ~50 MB of JSON).
+ */
+export function* sessionJsonPieces(s: SessionReport, pad: string): Generator<JsonLinePieces> {
   const obj = s as unknown as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined && typeof obj[k] !== 'function');
   const inner = `${pad}  `;
-  const nested = (v: unknown, at: string) => indented(v, at.length);
-  yield `${pad}{`;
+  const item = `${inner}  `;
+  yield [`${pad}{`, '', ''];
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i];
     const comma = i < keys.length - 1 ? ',' : '';
     const v = obj[k];
     if (k === 'requests' && Array.isArray(v) && v.length > 0) {
-      yield `${inner}"requests": [`;
-      for (let j = 0; j < v.length; j++) yield `${inner}  ${nested(v[j], `${inner}  `)}${j < v.length - 1 ? ',' : ''}`;
-      yield `${inner}]${comma}`;
-    } else yield `${inner}${JSON.stringify(k)}: ${nested(v, inner)}${comma}`;
+      yield [`${inner}"requests": [`, '', ''];
+      for (let j = 0; j < v.length; j++) yield [item, indented(v[j], item.length), j < v.length - 1 ? ',' : ''];
+      yield [`${inner}]${comma}`, '', ''];
+    } else yield [`${inner}${JSON.stringify(k)}: `, indented(v, inner.length), comma];
   }
-  yield `${pad}}`;
+  yield [`${pad}}`, '', ''];
+}
+
+/** The lines of `JSON.stringify(s, null, 2)` indented by `pad` (sessionJsonPieces joined), request by request. */
+export function* sessionJsonLines(s: SessionReport, pad: string): Generator<string> {
+  for (const [pre, body, post] of sessionJsonPieces(s, pad)) yield pre + body + post;
 }
 
 /** Characters gathered before a chunk is written (fewer, larger writes: one syscall per line was a tenth of a run). */
 const FLUSH_CHARS = 64 * 1024;
+
+/**
+ * UTF-8 bytes gathered line by line into one buffer, taken out as a chunk of exactly the bytes
+ * written. Each string is encoded straight into it: no joined text of the chunk is built first.
+ */
+class Utf8Chunk {
+  private buf = Buffer.allocUnsafeSlow(4 * FLUSH_CHARS);
+  private at = 0;
+
+  /** Bytes written since the last take. */
+  get length(): number {
+    return this.at;
+  }
+
+  /** Appends `text` as UTF-8 (a lone surrogate as U+FFFD's bytes, as Buffer.from writes it). */
+  add(text: string): void {
+    if (!text) return;
+    // At most 3 bytes per UTF-16 unit.
+    const need = this.at + 3 * text.length;
+    if (need > this.buf.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.buf.length));
+      this.buf.copy(grown, 0, 0, this.at);
+      this.buf = grown;
+    }
+    this.at += this.buf.write(text, this.at, 'utf8');
+  }
+
+  /** The bytes written since the last take, in a buffer of their own; empties this one. */
+  take(): Buffer {
+    const out = Buffer.allocUnsafeSlow(this.at);
+    this.buf.copy(out, 0, 0, this.at);
+    this.at = 0;
+    return out;
+  }
+}
 
 /**
  * Streams `--json` (version 1) session by session, request by request. The bytes are exactly
@@ -265,46 +313,61 @@ export class JsonReportWriter {
    * writer has a bytes sink, the same as the UTF-8 bytes written there instead. With a bytes sink
    * each chunk is encoded once, here, for stdout and the entry (before, the stdout stream encoded
    * it and the entry's file stream again).
-   * @param transform applied to each line before it is written (the CLI's jsonText)
+   * @param transform applied to each line before it is written (the CLI's jsonText); it must act
+   *   character by character (with a bytes sink it is applied to each piece of a line)
    */
   async session(s: SessionReport, tee?: (text: string) => void | Promise<void>, transform: (line: string) => string = (l) => l, teeBytes?: (bytes: Uint8Array) => void | Promise<void>): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
+    const asBytes = this.writeBytes ?? null;
+    // Lines as text (no bytes sink) or as UTF-8 bytes encoded piece by piece (see Utf8Chunk).
     let buf: string[] = [];
     let chars = 0;
-    let prev: string | null = null;
-    const asBytes = this.writeBytes ?? null;
+    const bytes = asBytes ? new Utf8Chunk() : null;
     const flush = async () => {
+      // Both sinks are awaited (backpressure): a slow one must not make the other's text queue.
+      if (bytes) {
+        if (!bytes.length) return;
+        const b = bytes.take();
+        if (teeBytes) await teeBytes(b);
+        else await tee?.(b.toString('utf8'));
+        await asBytes!(b);
+        return;
+      }
       if (!buf.length) return;
       // The chunk's lines each with their newline (the sink adds none to bytes).
       buf.push('');
       const text = buf.join('\n');
       buf = [];
       chars = 0;
-      // Both sinks are awaited (backpressure): a slow one must not make the other's text queue.
-      if (asBytes) {
-        const b = Buffer.from(text, 'utf8');
-        if (teeBytes) await teeBytes(b);
-        else await tee?.(text);
-        await asBytes(b);
-        return;
-      }
       await tee?.(text);
       await this.write(text.slice(0, -1));
     };
-    for (const line of sessionJsonLines(s, '    ')) {
+    let prev: JsonLinePieces | null = null;
+    for (const line of sessionJsonPieces(s, '    ')) {
       if (prev !== null) {
-        const t = transform(prev);
-        buf.push(t);
-        chars += t.length;
-        if (chars >= FLUSH_CHARS) await flush();
+        // `transform` replaces characters one by one (jsonText), so it is applied piece by piece.
+        const [pre, body, post] = prev;
+        if (bytes) {
+          bytes.add(transform(pre));
+          bytes.add(transform(body));
+          bytes.add(transform(post));
+          bytes.add('\n');
+          if (bytes.length >= FLUSH_CHARS) await flush();
+        } else {
+          const t = transform(pre + body + post);
+          buf.push(t);
+          chars += t.length;
+          if (chars >= FLUSH_CHARS) await flush();
+        }
       }
       prev = line;
     }
     await flush();
-    if (prev !== SESSION_END) throw new Error(`session JSON ends with ${JSON.stringify(prev)}`);
-    this.pending = prev;
+    const last = prev && prev[0] + prev[1] + prev[2];
+    if (last !== SESSION_END) throw new Error(`session JSON ends with ${JSON.stringify(last)}`);
+    this.pending = last;
   }
 
   /**
