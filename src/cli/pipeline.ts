@@ -243,7 +243,7 @@ export function* sessionJsonLines(s: SessionReport, pad: string): Generator<stri
   for (const [pre, body, post] of sessionJsonPieces(s, pad)) yield pre + body + post;
 }
 
-/** Characters gathered before a chunk is written (fewer, larger writes: one syscall per line was a tenth of a run). */
+/** Bytes gathered before a chunk is written (fewer, larger writes: one syscall per line was a tenth of a run). */
 const FLUSH_CHARS = 64 * 1024;
 
 /**
@@ -314,33 +314,27 @@ export class JsonReportWriter {
    * each chunk is encoded once, here, for stdout and the entry (before, the stdout stream encoded
    * it and the entry's file stream again).
    * @param transform applied to each line before it is written (the CLI's jsonText); it must act
-   *   character by character (with a bytes sink it is applied to each piece of a line)
+   *   character by character (it is applied to each piece of a line, JsonLinePieces)
    */
   async session(s: SessionReport, tee?: (text: string) => void | Promise<void>, transform: (line: string) => string = (l) => l, teeBytes?: (bytes: Uint8Array) => void | Promise<void>): Promise<void> {
     await this.start();
     if (this.pending !== null) await this.write(`${this.pending},`);
     this.pending = null;
     const asBytes = this.writeBytes ?? null;
-    // Lines as text (no bytes sink) or as UTF-8 bytes encoded piece by piece (see Utf8Chunk).
-    let buf: string[] = [];
-    let chars = 0;
-    const bytes = asBytes ? new Utf8Chunk() : null;
+    // Lines encoded piece by piece into UTF-8 chunks (Utf8Chunk); a text sink gets them decoded.
+    const bytes = new Utf8Chunk();
     const flush = async () => {
+      if (!bytes.length) return;
+      const b = bytes.take();
       // Both sinks are awaited (backpressure): a slow one must not make the other's text queue.
-      if (bytes) {
-        if (!bytes.length) return;
-        const b = bytes.take();
+      if (asBytes) {
         if (teeBytes) await teeBytes(b);
         else await tee?.(b.toString('utf8'));
-        await asBytes!(b);
+        await asBytes(b);
         return;
       }
-      if (!buf.length) return;
-      // The chunk's lines each with their newline (the sink adds none to bytes).
-      buf.push('');
-      const text = buf.join('\n');
-      buf = [];
-      chars = 0;
+      // The chunk's lines each end with their newline; the text sink adds the last one.
+      const text = b.toString('utf8');
       await tee?.(text);
       await this.write(text.slice(0, -1));
     };
@@ -348,19 +342,11 @@ export class JsonReportWriter {
     for (const line of sessionJsonPieces(s, '    ')) {
       if (prev !== null) {
         // `transform` replaces characters one by one (jsonText), so it is applied piece by piece.
-        const [pre, body, post] = prev;
-        if (bytes) {
-          bytes.add(transform(pre));
-          bytes.add(transform(body));
-          bytes.add(transform(post));
-          bytes.add('\n');
-          if (bytes.length >= FLUSH_CHARS) await flush();
-        } else {
-          const t = transform(pre + body + post);
-          buf.push(t);
-          chars += t.length;
-          if (chars >= FLUSH_CHARS) await flush();
-        }
+        bytes.add(transform(prev[0]));
+        bytes.add(transform(prev[1]));
+        bytes.add(transform(prev[2]));
+        bytes.add('\n');
+        if (bytes.length >= FLUSH_CHARS) await flush();
       }
       prev = line;
     }

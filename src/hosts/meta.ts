@@ -8,7 +8,7 @@
 import { depthMessage, parseBounded } from '../core/depth.js';
 import type { Diagnostic } from '../core/model.js';
 import { FILE_LIMITS, fileErrorText, readRegularText } from './files.js';
-import { shownValue as shown, validTimeMs, validTokens } from './numbers.js';
+import { COUNT_RULE, shownValue as shown, validTimeMs, validTokens } from './numbers.js';
 
 const TIME_KEYS = ['receivedAt', 'responseStartedAt', 'responseEndedAt'];
 const USAGE_KEYS = ['usage', 'responseUsage'];
@@ -68,7 +68,7 @@ export function checkMeta(meta: Record<string, unknown>): string[] {
     }
     const bad: string[] = [];
     badCounts(u as Record<string, unknown>, k, bad);
-    if (bad.length) problems.push(`${bad.join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (a non-negative integer ≤ 1000000000000)`);
+    if (bad.length) problems.push(`${bad.join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (${COUNT_RULE})`);
   }
   return problems;
 }

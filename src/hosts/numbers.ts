@@ -37,23 +37,34 @@ export interface ValueSpec {
   readonly [key: string]: ValueKind | ValueSpec;
 }
 
-/** What each kind must hold, as the diagnostic words it. */
-const RULES: Record<ValueKind, string> = {
-  count: 'is not a token count (a non-negative integer ≤ 1000000000000)',
-  usd: 'is not a cost in USD (a finite non-negative number ≤ 1000000000)',
-  ms: 'is not a time (ms since epoch, at most 8.64e15 from it)',
-  iso: 'is not a time (a date string)',
-};
+/** Largest |ms| a Date holds (ECMA-262 §21.4.1.1 "Time Values and Time Range"). */
+export const MAX_TIME_MS = 8.64e15;
+/** Largest token count taken as real, per field of one request: far above any context window (10^12 tokens). */
+export const MAX_TOKENS = 1e12;
+/** Largest price taken as real, USD per million tokens. */
+export const MAX_USD = 1e9;
 
 /** Largest cost of one request taken as real, USD. */
 export const MAX_COST_USD = 1e9;
+
+/** What a token count must be, as a diagnostic words it (validTokens). */
+export const COUNT_RULE = `a non-negative integer ≤ ${MAX_TOKENS}`;
+
+/** What each kind must hold, as the diagnostic words it. */
+const RULES: Record<ValueKind, string> = {
+  count: `is not a token count (${COUNT_RULE})`,
+  usd: `is not a cost in USD (a finite non-negative number ≤ ${MAX_COST_USD})`,
+  // MAX_TIME_MS, written as people read it.
+  ms: 'is not a time (ms since epoch, at most 8.64e15 from it)',
+  iso: 'is not a time (a date string)',
+};
 
 function fits(kind: ValueKind, v: unknown): boolean {
   switch (kind) {
     case 'count':
       return validTokens(v);
     case 'usd':
-      return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_COST_USD;
+      return validUsd(v, MAX_COST_USD);
     case 'ms':
       return validTimeMs(v);
     case 'iso':
@@ -135,13 +146,6 @@ export function hostValuesWarning(file: string, line: number, problems: readonly
   return { file, line, severity: 'warning', message: hostValuesMessage(problems) };
 }
 
-/** Largest |ms| a Date holds (ECMA-262 §21.4.1.1 "Time Values and Time Range"). */
-export const MAX_TIME_MS = 8.64e15;
-/** Largest token count taken as real, per field of one request: far above any context window (10^12 tokens). */
-export const MAX_TOKENS = 1e12;
-/** Largest price taken as real, USD per million tokens. */
-export const MAX_USD = 1e9;
-
 /** True for ms since epoch that a Date can hold. */
 export function validTimeMs(ms: unknown): ms is number {
   return typeof ms === 'number' && Number.isFinite(ms) && Math.abs(ms) <= MAX_TIME_MS;
@@ -150,6 +154,11 @@ export function validTimeMs(ms: unknown): ms is number {
 /** True for a token count: a non-negative integer ≤ MAX_TOKENS. */
 export function validTokens(n: unknown): n is number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= MAX_TOKENS;
+}
+
+/** True for an amount in USD: a finite non-negative number ≤ `max` (MAX_USD per million tokens, MAX_COST_USD per request). */
+export function validUsd(v: unknown, max: number): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= max;
 }
 
 function where(r: LlmRequest): Pick<Diagnostic, 'file' | 'line'> & { prefix: string } {
@@ -181,13 +190,13 @@ function checkNumbers(session: Session): void {
       const u = r.usage;
       const bad = (Object.keys(u) as Array<keyof Usage>).filter((k) => u[k] !== null && !validTokens(u[k]));
       if (bad.length) {
-        warn(`usage ${bad.map((k) => `${k} ${String(u[k])}`).join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (a non-negative integer ≤ ${MAX_TOKENS}); ${bad.join(', ')} unknown`);
+        warn(`usage ${bad.map((k) => `${k} ${String(u[k])}`).join(', ')} ${bad.length === 1 ? 'is not a token count' : 'are not token counts'} (${COUNT_RULE}); ${bad.join(', ')} unknown`);
         for (const k of bad) u[k] = null;
       }
     }
     if (r.prices) {
       const p = r.prices;
-      const bad = Object.entries(p).filter(([, v]) => !(typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_USD));
+      const bad = Object.entries(p).filter(([, v]) => !validUsd(v, MAX_USD));
       if (bad.length) {
         warn(`price ${bad.map(([k, v]) => `${k} ${String(v)}`).join(', ')} USD per million tokens is out of range; prices from the bundled table`);
         delete r.prices;
