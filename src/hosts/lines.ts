@@ -37,6 +37,8 @@ export interface ReadLinesOptions {
   start?: number;
   /** Number of the first line read (default 1), for reads that continue at `start`. */
   firstLine?: number;
+  /** readLineBatches only: give each line read as valid UTF-8 its bytes (Line.bytes, a view of the read buffer). */
+  keepBytes?: boolean;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
  * @throws as readLines
  */
 export function readLineBatches(file: string, opts: ReadLinesOptions = {}): AsyncGenerator<Line[]> {
-  return lineBatches(file, opts, false);
+  return lineBatches(file, opts, opts.keepBytes ?? false);
 }
 
 /** readLineBatches; with `keepBytes`, each line read as valid UTF-8 carries its bytes (Line.bytes). */

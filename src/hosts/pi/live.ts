@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Diagnostic, Session } from '../../core/model.js';
 import { openRegular } from '../files.js';
-import { parseJsonLine, readLines } from '../lines.js';
+import { parseJsonLine, readLineBatches } from '../lines.js';
 import type { TranscriptEvent } from '../../core/model.js';
 import type { BlockNode } from '../../core/chain.js';
 import { branchPoints, PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
@@ -58,27 +58,35 @@ async function consume(file: string, start: number, firstLine: number, raws: Raw
   let line = firstLine - 1;
   let lines = 0;
   let pending: Diagnostic | null = null;
-  for await (const l of readLines(file, { start, firstLine })) {
-    if (limit !== undefined && l.eol && l.end! > limit) break;
-    if (l.oversized === undefined && l.text.trim() === '') {
-      // Blank lines are skipped (as in a full read); a blank last line may still grow: not consumed.
-      if (!l.eol) break;
+  // A chunk's lines at a time, with their bytes: collectLine copies a tool result's long texts from
+  // the line's own literals, as a full read (readJsonLineBatches) does, instead of encoding them again.
+  read: for await (const batch of readLineBatches(file, { start, firstLine, keepBytes: true })) {
+    for (const l of batch) {
+      if (limit !== undefined && l.eol && l.end! > limit) break read;
+      if (l.oversized === undefined && l.text.trim() === '') {
+        // Blank lines are skipped (as in a full read); a blank last line may still grow: not consumed.
+        if (!l.eol) break read;
+        end = l.end!;
+        line = l.line;
+        continue;
+      }
+      const r = parseJsonLine(file, l);
+      if (!l.eol) {
+        // Being written: read when its newline arrives (a full read would take a last line that is
+        // already whole JSON; the live view waits for Pi's newline). One that does not parse yet is
+        // reported as a full read would.
+        if (!r.ok) pending = r.diagnostic;
+        break read;
+      }
+      lines++;
+      collectLine(
+        !r.ok ? { line: l.line, diagnostic: r.diagnostic } : r.warnings ? { line: l.line, value: r.value, warnings: r.warnings } : l.bytes ? { line: l.line, value: r.value, bytes: l.bytes } : { line: l.line, value: r.value },
+        raws,
+        problems,
+      );
       end = l.end!;
       line = l.line;
-      continue;
     }
-    const r = parseJsonLine(file, l);
-    if (!l.eol) {
-      // Being written: read when its newline arrives (a full read would take a last line that is
-      // already whole JSON; the live view waits for Pi's newline). One that does not parse yet is
-      // reported as a full read would.
-      if (!r.ok) pending = r.diagnostic;
-      break;
-    }
-    lines++;
-    collectLine(r.ok ? { line: l.line, value: r.value, warnings: r.warnings } : { line: l.line, diagnostic: r.diagnostic }, raws, problems);
-    end = l.end!;
-    line = l.line;
   }
   return { end, line, lines, pending };
 }
