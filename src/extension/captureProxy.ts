@@ -19,6 +19,7 @@ import { baseUrlVariables, hostSetupText } from '../capture/setup.js';
 import { CaptureStore, defaultCaptureDir } from '../capture/store.js';
 import { plural } from './format.js';
 import type { Log } from './log.js';
+import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 
 const TERMINALS_KEY = 'prefixLens.captureTerminals';
 /** The proxy's default port (src/capture/server.ts DEFAULT_CAPTURE_PORT; that module is not loaded before Start). */
@@ -81,6 +82,11 @@ export class CaptureProxy implements vscode.Disposable {
   /** The status-bar item's text ('' when hidden). */
   get statusText(): string {
     return this.server ? this.item.text : '';
+  }
+
+  /** The status-bar item's tooltip (undefined when hidden), for tests. */
+  get tooltip(): vscode.MarkdownString | undefined {
+    return this.server && this.item.tooltip instanceof vscode.MarkdownString ? this.item.tooltip : undefined;
   }
 
   /**
@@ -203,8 +209,13 @@ export class CaptureProxy implements vscode.Disposable {
     }
     const n = this.count;
     this.item.text = `$(record) capture ${n}`;
-    const md = new vscode.MarkdownString();
-    md.appendMarkdown(`**Capture proxy on** at \`${s.url}\`: ${plural(n, 'request')} recorded to \`${s.store.root}\`\n\n`);
+    // The URL is the server's own (`http://127.0.0.1:PORT`), a code span; the store folder is a
+    // path from the environment or the command's caller, appended as text (in a code span, a
+    // backtick in it ended the span and what followed it was read as Markdown).
+    const md = safeMarkdown();
+    md.appendMarkdown(`**Capture proxy on** at \`${s.url}\`: ${plural(n, 'request')} recorded to `);
+    appendUntrusted(md, s.store.root);
+    md.appendMarkdown('\n\n');
     md.appendMarkdown(this.terminalsEnabled ? 'New terminals get `ANTHROPIC_BASE_URL` and `OPENAI_BASE_URL` pointing here.\n\n' : 'Point your agent here (see the log for the line per host), or turn on "Capture Proxy for New Terminals".\n\n');
     md.appendMarkdown('Click to stop.');
     this.item.tooltip = md;

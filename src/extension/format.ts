@@ -66,6 +66,22 @@ export function sessionSentence(name: string, t: SessionSummary, when: string): 
   return `${name}: ${plural(t.breaks, 'break')}, ${hit}, ${plural(t.requests, 'request')}, written ${when}.`;
 }
 
+/**
+ * The most characters of a Sessions row's name, the ellipsis included (rowName), by the row's depth
+ * in the tree: 2 for a session right under its host, 3 under a project. VS Code tells a tree nothing
+ * of its width, and a row's name and figures share one line that the side bar cuts at its end, so
+ * the cut is for a 300 px side bar, where the break count and the hit rate have to show. Measured
+ * in code-server 4.139.1 (test/e2e/sidebar.test.ts, 300 px, the fixture sessions): a depth-3 name
+ * starts 30 px further right than a depth-2 one and takes 6–7.5 px a character; cut to 22 there it
+ * left `Recorded: Anthropic… 0 break…`, cut to 14 every depth-3 row shows its breaks and hit rate
+ * (the tightest, a whole 14: `pi lab session 3 breaks · 64% hi…`). Depth 2 keeps its 22 (its
+ * breaks show; a 22-character name leaves `Parser review (Sonnet) 1 break · 31…`).
+ */
+export const ROW_NAME_CHARS: Readonly<Record<2 | 3, number>> = { 2: 22, 3: 14 };
+
+/** A Sessions row's name: `name` on one line, cut (shortName) to ROW_NAME_CHARS of the row's depth. */
+export const rowName = (name: string, depth: 2 | 3): string => shortName(name, ROW_NAME_CHARS[depth]);
+
 /** The session's name in the status bar is cut to this many characters, the ellipsis included (the status bar is shared). */
 export const STATUS_NAME_CHARS = 24;
 

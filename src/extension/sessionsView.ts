@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { AnalysisWorker } from './analysisWorker.js';
 import { CancelledError } from './analysisWorker.js';
-import { ago, countsMarkdown, figuresText, plural, rebilledMarkdown, sessionName, sessionSentence, shortName, tokens } from './format.js';
+import { ago, countsMarkdown, figuresText, plural, rebilledMarkdown, rowName, sessionName, sessionSentence, tokens } from './format.js';
 import type { Log } from './log.js';
 import { discoverOptions, ruleOverrides } from './settings.js';
 import { summarize, type SessionSummary, type SummaryCache } from './summaryCache.js';
@@ -20,7 +20,8 @@ import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 export type SessionsNode =
   | { kind: 'host'; host: string; label: string; refs: SessionRef[] }
   | { kind: 'project'; host: string; project: string | null; refs: SessionRef[] }
-  | { kind: 'session'; ref: SessionRef };
+  /** `depth`: the row's level in the tree, 2 right under its host, 3 under a project (rowName). */
+  | { kind: 'session'; ref: SessionRef; depth: 2 | 3 };
 
 /**
  * A session's summary. `of` is the identity of the listing it was computed from (identityOf) and
@@ -208,16 +209,16 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       for (const r of node.refs) byProject.set(r.project, [...(byProject.get(r.project) ?? []), r]);
       // One project: its level would only add a row and an indent (a narrow side bar), so the
       // sessions sit right under the host, which names the project.
-      if (byProject.size === 1) return node.refs.map((ref) => this.sessionNode(ref));
+      if (byProject.size === 1) return node.refs.map((ref) => this.sessionNode(ref, 2));
       // Refs come newest first, so projects keep the order of their newest session.
       return [...byProject].map(([project, refs]) => ({ kind: 'project' as const, host: node.host, project, refs }));
     }
-    if (node.kind === 'project') return node.refs.map((ref) => this.sessionNode(ref));
+    if (node.kind === 'project') return node.refs.map((ref) => this.sessionNode(ref, 3));
     return [];
   }
 
-  private sessionNode(ref: SessionRef): SessionsNode {
-    const n: SessionsNode = { kind: 'session', ref };
+  private sessionNode(ref: SessionRef, depth: 2 | 3): SessionsNode {
+    const n: SessionsNode = { kind: 'session', ref, depth };
     this.nodes.set(ref.key, n);
     return n;
   }
@@ -248,7 +249,7 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       item.contextValue = 'project';
       return item;
     }
-    return this.sessionItem(node.ref);
+    return this.sessionItem(node.ref, node.depth);
   }
 
   /**
@@ -277,13 +278,13 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     return tooltip(ref, summary, name);
   }
 
-  private sessionItem(ref: SessionRef): vscode.TreeItem {
+  private sessionItem(ref: SessionRef, depth: 2 | 3): vscode.TreeItem {
     const s = this.ensure(ref);
     const summary = this.summaryOf(ref);
     const name = summary?.title ?? sessionName(ref);
-    // Cut, so that a long title or first prompt leaves room for the figures in a 300 px side bar
-    // (the tooltip and the accessible name carry it whole).
-    const item = new vscode.TreeItem(shortName(name, ROW_NAME_CHARS), vscode.TreeItemCollapsibleState.None);
+    // Cut by depth, so that a long title or first prompt leaves room for the figures in a 300 px
+    // side bar (the tooltip and the accessible name carry it whole).
+    const item = new vscode.TreeItem(rowName(name, depth), vscode.TreeItemCollapsibleState.None);
     item.id = ref.key;
     item.contextValue = ref.host === 'opencode' ? 'session.row' : 'session.file';
     item.command = { command: 'prefixLens.openTimeline', title: 'Open Timeline', arguments: [ref] };
@@ -362,12 +363,6 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
     this.summarizedEmitter.dispose();
   }
 }
-
-/**
- * A session row's name is cut to this many characters, the ellipsis included (shortName), at any
- * width of the side bar: VS Code tells a tree nothing of its width.
- */
-const ROW_NAME_CHARS = 22;
 
 /**
  * A host row's facts: its session count (`3 sessions`), how many distinct projects, the one

@@ -1,6 +1,45 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
 import { screenshotsDir, startWorkbench, THEMES, type ThemeName, type Workbench } from './workbench.js';
+
+/**
+ * Every session row of the Sessions tree as the workbench draws it: its depth (aria-level), its
+ * name, and how much of its description (the figures) shows before the row's ellipsis. The label
+ * container (name + description) cuts with text-overflow: a character shows when it ends, plus an
+ * ellipsis, inside the container.
+ */
+async function drawnRows(tree: Locator): Promise<Array<{ depth: number; name: string; shown: string }>> {
+  // Session rows are the ones whose accessible name gives a hit rate.
+  return tree.getByRole('treeitem', { name: /cache hit rate/ }).evaluateAll((els) =>
+    els.map((e) => {
+      const box = e.querySelector('.monaco-icon-label-container') as HTMLElement;
+      const desc = e.querySelector('.label-description') as HTMLElement;
+      const text = desc.firstChild as Text;
+      const all = text.data;
+      let shown = all;
+      if (box.scrollWidth > box.clientWidth) {
+        // The ellipsis is drawn in the container's font (the description's is smaller).
+        const probe = document.createElement('span');
+        probe.textContent = '…';
+        box.append(probe);
+        const ellipsis = probe.getBoundingClientRect().width;
+        probe.remove();
+        const right = box.getBoundingClientRect().left + box.clientWidth;
+        const range = document.createRange();
+        let n = 0;
+        for (let i = 1; i <= all.length; i++) {
+          range.setStart(text, 0);
+          range.setEnd(text, i);
+          if (range.getBoundingClientRect().right + ellipsis <= right) n = i;
+          else break;
+        }
+        shown = all.slice(0, n);
+      }
+      return { depth: Number(e.getAttribute('aria-level')), name: e.querySelector('.label-name')?.textContent ?? '', shown };
+    }),
+  );
+}
 
 describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
   let wb: Workbench;
@@ -39,6 +78,15 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
       await tree.getByRole('treeitem', { name: /^pi lab session: 3 breaks, 64% cache hit rate, 13 requests, written / }).waitFor({ timeout: 60_000 });
       await tree.getByRole('treeitem', { name: /^Recorded: Anthropic turn one\.: 0 breaks, 80% cache hit rate, 5 requests, written / }).waitFor({ timeout: 60_000 });
       assert.equal(await tree.getByRole('treeitem', { name: /^Pi/ }).count(), 1);
+      // What matters survives the cut: every row's break count, and under a project (depth 3, its
+      // name cut to 14 characters) the hit rate too; right under a host (22 characters) a long name
+      // can leave "1 break · 31…" of it.
+      const summarized = tree.getByRole('treeitem', { name: /cache hit rate/ });
+      for (let t0 = Date.now(); (await summarized.count()) < 13 && Date.now() - t0 < 60_000; ) await wb.page.waitForTimeout(200);
+      const drawn = await drawnRows(tree);
+      for (const r of drawn) console.log(`      depth ${r.depth}: ${r.name} | ${r.shown}`);
+      assert.equal(drawn.length, 13);
+      assert.deepEqual(drawn.filter((r) => !/^\d+ breaks? · /.test(r.shown) || (r.depth === 3 && !/^\d+ breaks? · \d+%/.test(r.shown))), []);
       await wb.page.mouse.move(1300, 840);
       await wb.page.waitForTimeout(500);
       const file = join(screenshotsDir, `vscode-sidebar-${theme}.png`);
@@ -51,7 +99,7 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
     });
   }
 
-  it('in a wide side bar (560 px) shows every session row whole (figures and age), the names cut at 22 characters all the same, and saves a screenshot', async () => {
+  it('in a wide side bar (560 px) shows every session row whole (figures and age), the names cut at 22 characters (14 under a project) all the same, and saves a screenshot', async () => {
     await wb.open('light');
     await wb.command('Prefix Lens: Focus on Sessions View');
     await wb.sideBarWidth(560);
@@ -68,7 +116,7 @@ describe('Sessions sidebar in the workbench (code-server + chromium)', () => {
     );
     assert.equal(rows.length, 13);
     assert.deepEqual(rows.filter((r) => r.cut).map((r) => r.name), []);
-    assert.ok(rows.some((r) => r.name === 'Recorded: Compaction…'), JSON.stringify(rows));
+    assert.ok(rows.some((r) => r.name === 'Recorded:…') && rows.some((r) => r.name === 'Parser review (Sonnet)'), JSON.stringify(rows));
     await wb.page.mouse.move(1300, 840);
     await wb.page.waitForTimeout(500);
     const bar = (await wb.page.locator('.part.sidebar').boundingBox())!;

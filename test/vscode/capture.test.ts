@@ -98,4 +98,26 @@ describe('capture proxy', () => {
     assert.equal(a.capture.terminalsEnabled, true, 'the choice is kept for the next start');
     assert.equal(await vscode.commands.executeCommand('prefixLens.toggleCaptureTerminals', false), false);
   });
+
+  it('shows its store folder in the status-bar tooltip as text: a folder named with backticks, Markdown, a command link and HTML ends no code span, links nothing', async () => {
+    const a = await api();
+    const name = 'caps `x` **b** [l](command:foo) <img src=x> #1';
+    const dir = join(testEnv.tmp, name);
+    const url = await vscode.commands.executeCommand<string>('prefixLens.startCaptureProxy', { port: 0, upstream: [upstream], out: dir });
+    try {
+      const tip = a.capture.tooltip!;
+      assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
+      const [first, ...rest] = tip.value.split('\n\n');
+      // appendText's escapes (a backslash before each Markdown character, &nbsp; for a space), and `<` escaped too.
+      const shown = 'caps&nbsp;\\`x\\`&nbsp;\\*\\*b\\*\\*&nbsp;\\[l\\]\\(command:foo\\)&nbsp;\\<img&nbsp;src=x\\>&nbsp;\\#1';
+      assert.ok(first.startsWith(`**Capture proxy on** at \`${url}\`: 0 requests recorded to /`), first);
+      assert.ok(first.endsWith(`/${shown}`), first);
+      // The folder's part holds no backtick, bracket or `<` that Markdown would read.
+      assert.doesNotMatch(first.slice(first.indexOf(' recorded to ')), /(^|[^\\])[`[\]()<*]/);
+      assert.equal(first.slice(first.indexOf(' recorded to ') + 13).replaceAll('&nbsp;', ' ').replace(/\\([\\`*_{}[\]()#+\-!~<>])/g, '$1'), dir);
+      assert.deepEqual(rest, ['Point your agent here (see the log for the line per host), or turn on "Capture Proxy for New Terminals".', 'Click to stop.']);
+    } finally {
+      await vscode.commands.executeCommand('prefixLens.stopCaptureProxy');
+    }
+  });
 });

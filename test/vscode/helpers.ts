@@ -3,6 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { PrefixLensApi } from '../../src/extension/extension.js';
+import type { SessionRef } from '../../src/hosts/registry.js';
+import type { SessionsNode } from '../../src/extension/sessionsView.js';
 
 export const EXTENSION_ID = 'prefix-lens.prefix-lens';
 
@@ -21,6 +23,30 @@ export async function api(): Promise<PrefixLensApi> {
   const ext = vscode.extensions.getExtension<PrefixLensApi>(EXTENSION_ID);
   if (!ext) throw new Error(`${EXTENSION_ID} is not installed in this extension host`);
   return ext.activate();
+}
+
+/** A session row as the Sessions view gives it (its ref and its depth in the tree). */
+export type SessionRow = Extract<SessionsNode, { kind: 'session' }>;
+
+/** Every session row of the Sessions view, as VS Code gets them: host → (project →) session. */
+export async function sessionRows(): Promise<SessionRow[]> {
+  const view = (await api()).sessions;
+  const rows: SessionRow[] = [];
+  const walk = async (node?: SessionsNode): Promise<void> => {
+    for (const n of await view.getChildren(node)) {
+      if (n.kind === 'session') rows.push(n);
+      else await walk(n);
+    }
+  };
+  await walk();
+  return rows;
+}
+
+/** The row of the first listed session `which` picks; throws when there is none. */
+export async function sessionRow(which: (ref: SessionRef) => boolean): Promise<SessionRow> {
+  const row = (await sessionRows()).find((r) => which(r.ref));
+  if (!row) throw new Error(`no such session row in the Sessions view: ${String(which)}`);
+  return row;
 }
 
 /** Polls `fn` every 100 ms until it returns a truthy value; throws with `what` after `timeoutMs`. */

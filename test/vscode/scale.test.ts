@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { PI_LONG, api, testEnv } from './helpers.js';
+import { PI_LONG, api, sessionRows, testEnv } from './helpers.js';
 
 describe('scale (printed, not asserted against a time)', () => {
   after(async () => {
@@ -11,9 +11,8 @@ describe('scale (printed, not asserted against a time)', () => {
 
   it("renders the listed sessions' rows 100 times and prints the time of a row (each render) and of its hover (resolveTreeItem, only when hovered)", async () => {
     const a = await api();
-    const refs = await a.sessions.sessions();
-    await a.sessions.summariesOf(refs);
-    const nodes = refs.map((ref) => ({ kind: 'session' as const, ref }));
+    await a.sessions.summariesOf(await a.sessions.sessions());
+    const nodes = await sessionRows();
     const rounds = 100;
     let t0 = performance.now();
     for (let i = 0; i < rounds; i++) for (const n of nodes) a.sessions.getTreeItem(n);

@@ -3,26 +3,32 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync, utimes
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionsNode } from '../../src/extension/sessionsView.js';
+import type { SessionRef } from '../../src/hosts/registry.js';
 import { SummaryCache } from '../../src/extension/summaryCache.js';
 import { ago } from '../../src/extension/format.js';
-import { PI_LONG, PI_MAIN, api, testEnv, until } from './helpers.js';
+import { PI_LONG, PI_MAIN, api, sessionRow, sessionRows, testEnv, until } from './helpers.js';
 
-/** Every fixture session's row: label → [description (age as AGE), accessible name]. */
-const ROWS: Record<string, [string, string]> = {
-  "Hello codex. Say hi.": ["1 break · 61% hit · 9 req · AGE", "Hello codex. Say hi.: 1 break, 61% cache hit rate, 9 requests, written AGE."],
-  "Hello with long…": ["1 break · 40% hit · 8 req · AGE", "Hello with long cache retention.: 1 break, 40% cache hit rate, 8 requests, written AGE."],
-  "Hello. Say hi.": ["1 break · 72% hit · 12 req · AGE", "Hello. Say hi.: 1 break, 72% cache hit rate, 12 requests, written AGE."],
-  "Lexer delegate (flash)": ["0 breaks · 50% hit · 3 req · AGE", "Lexer delegate (flash): 0 breaks, 50% cache hit rate, 3 requests, written AGE."],
-  "Parser delegation": ["6 breaks · 41% hit · 10 req · AGE", "Parser delegation: 6 breaks, 41% cache hit rate, 10 requests, written AGE."],
-  "Parser review (Sonnet)": ["1 break · 31% hit · 3 req · AGE", "Parser review (Sonnet): 1 break, 31% cache hit rate, 3 requests, written AGE."],
-  "pi lab session": ["3 breaks · 64% hit · 13 req · AGE", "pi lab session: 3 breaks, 64% cache hit rate, 13 requests, written AGE."],
-  "Recorded: Anthropic…": ["0 breaks · 80% hit · 5 req · AGE", "Recorded: Anthropic turn one.: 0 breaks, 80% cache hit rate, 5 requests, written AGE."],
-  "Recorded: Compaction…": ["2 breaks · 22% hit · 9 req · AGE", "Recorded: Compaction session turn one.: 2 breaks, 22% cache hit rate, 9 requests, written AGE."],
-  "Recorded: Hello,…": ["0 breaks · 64% hit · 6 req · AGE", "Recorded: Hello, this is turn: 0 breaks, 64% cache hit rate, 6 requests, written AGE."],
-  "Recorded: Phux v1…": ["1 break · 22% hit · 8 req · AGE", "Recorded: Phux v1 turn one.: 1 break, 22% cache hit rate, 8 requests, written AGE."],
-  "Recorded: Phux v2…": ["1 break · 96% hit · 5 req · AGE", "Recorded: Phux v2 turn one.: 1 break, 96% cache hit rate, 5 requests, written AGE."],
-  "Scripted subtask…": ["0 breaks · 0% hit · 1 req · AGE", "Scripted subtask (@general subagent): 0 breaks, 0% cache hit rate, 1 request, written AGE."],
-};
+/**
+ * Every fixture session's row, in the view's order (hosts and sessions newest first, so sorted
+ * here): [depth, label, description (age as AGE), accessible name]. Claude Code, Codex and
+ * PI-Desktop list their sessions right under the host (depth 2, names cut to 22 characters); Pi
+ * and OpenCode, with several projects, under a project (depth 3, 14 characters).
+ */
+const ROWS: Array<[number, string, string, string]> = [
+  [2, 'Hello codex. Say hi.', '1 break · 61% hit · 9 req · AGE', 'Hello codex. Say hi.: 1 break, 61% cache hit rate, 9 requests, written AGE.'],
+  [2, 'Hello. Say hi.', '1 break · 72% hit · 12 req · AGE', 'Hello. Say hi.: 1 break, 72% cache hit rate, 12 requests, written AGE.'],
+  [2, 'Lexer delegate (flash)', '0 breaks · 50% hit · 3 req · AGE', 'Lexer delegate (flash): 0 breaks, 50% cache hit rate, 3 requests, written AGE.'],
+  [2, 'Parser delegation', '6 breaks · 41% hit · 10 req · AGE', 'Parser delegation: 6 breaks, 41% cache hit rate, 10 requests, written AGE.'],
+  [2, 'Parser review (Sonnet)', '1 break · 31% hit · 3 req · AGE', 'Parser review (Sonnet): 1 break, 31% cache hit rate, 3 requests, written AGE.'],
+  [3, 'Hello with…', '1 break · 40% hit · 8 req · AGE', 'Hello with long cache retention.: 1 break, 40% cache hit rate, 8 requests, written AGE.'],
+  [3, 'Recorded:…', '0 breaks · 64% hit · 6 req · AGE', 'Recorded: Hello, this is turn: 0 breaks, 64% cache hit rate, 6 requests, written AGE.'],
+  [3, 'Recorded:…', '0 breaks · 80% hit · 5 req · AGE', 'Recorded: Anthropic turn one.: 0 breaks, 80% cache hit rate, 5 requests, written AGE.'],
+  [3, 'Recorded:…', '1 break · 22% hit · 8 req · AGE', 'Recorded: Phux v1 turn one.: 1 break, 22% cache hit rate, 8 requests, written AGE.'],
+  [3, 'Recorded:…', '1 break · 96% hit · 5 req · AGE', 'Recorded: Phux v2 turn one.: 1 break, 96% cache hit rate, 5 requests, written AGE.'],
+  [3, 'Recorded:…', '2 breaks · 22% hit · 9 req · AGE', 'Recorded: Compaction session turn one.: 2 breaks, 22% cache hit rate, 9 requests, written AGE.'],
+  [3, 'Scripted…', '0 breaks · 0% hit · 1 req · AGE', 'Scripted subtask (@general subagent): 0 breaks, 0% cache hit rate, 1 request, written AGE.'],
+  [3, 'pi lab session', '3 breaks · 64% hit · 13 req · AGE', 'pi lab session: 3 breaks, 64% cache hit rate, 13 requests, written AGE.'],
+];
 /** The hover of the Pi main recording's row, unescaped (PATH = its file in the fixture home). */
 const MAIN_TOOLTIP = [
   'pi lab session',
@@ -118,47 +124,47 @@ describe('Sessions view', () => {
 
   it('shows each session as "title · N breaks · N% hit · N req · age" with a warning icon for breaks', async () => {
     const a = await api();
-    const refs = await a.sessions.sessions();
-    const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
-    const item = a.sessions.getTreeItem({ kind: 'session', ref: main });
+    const main = await sessionRow((r) => r.path.endsWith(PI_MAIN));
+    const item = a.sessions.getTreeItem(main);
     assert.equal(item.label, 'pi lab session');
     assert.match(String(item.description), /^3 breaks · 64% hit · 13 req · /);
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'warning');
-    const tip = ((await hover({ kind: 'session', ref: main })) as vscode.MarkdownString).value;
+    const tip = ((await hover(main)) as vscode.MarkdownString).value;
     assert.match(tip, /cache read \| 19,124/);
     assert.match(tip, /cache write \| 4,994/);
     assert.match(tip, /uncached \| 5,971/);
     // Its compaction and branches send only new tokens after their change: nothing re-billed.
     assert.match(tip, /Re-billed by breaks: \*\*0\*\* tokens, \*\*\$0\*\*/);
     // The Claude Code /compact re-bills the tools and system after the billing header.
-    const cc = refs.find((r) => r.host === 'claude-code' && r.id.startsWith('8aa2b6b2'))!;
-    assert.match(((await hover({ kind: 'session', ref: cc })) as vscode.MarkdownString).value, /Re-billed by breaks: \*\*19,213\*\* tokens, \*\*\$0\.07\*\*/);
+    const cc = await sessionRow((r) => r.host === 'claude-code' && r.id.startsWith('8aa2b6b2'));
+    assert.match(((await hover(cc)) as vscode.MarkdownString).value, /Re-billed by breaks: \*\*19,213\*\* tokens, \*\*\$0\.07\*\*/);
     // Claude Code and Codex record no title: their sessions are named by the first prompt.
     for (const [host, prompt] of [['claude-code', 'Hello. Say hi.'], ['codex', 'Hello codex. Say hi.']]) {
-      const ref = refs.find((r) => r.host === host)!;
-      assert.equal([ref.title, a.sessions.getTreeItem({ kind: 'session', ref }).label].join(' → '), ` → ${prompt}`);
+      const row = await sessionRow((r) => r.host === host);
+      assert.equal([row.ref.title, a.sessions.getTreeItem(row).label].join(' → '), ` → ${prompt}`);
     }
-    const basic = refs.find((r) => r.title === 'Recorded: Anthropic turn one.')!;
-    const ok = a.sessions.getTreeItem({ kind: 'session', ref: basic });
+    const basic = await sessionRow((r) => r.title === 'Recorded: Anthropic turn one.');
+    const ok = a.sessions.getTreeItem(basic);
     assert.match(String(ok.description), /^0 breaks · 80% hit · 5 req · /);
     assert.equal((ok.iconPath as vscode.ThemeIcon).id, 'pass');
   });
 
-  it('puts breaks and hit rate first in every row (a 300 px side bar cuts the end; names cut to 22 characters), the whole name in a Markdown hover and a one-sentence accessible name', async () => {
+  it('puts breaks and hit rate first in every row (a 300 px side bar cuts the end; names cut to 22 characters right under a host, 14 under a project), the whole name in a Markdown hover and a one-sentence accessible name', async () => {
     const a = await api();
-    const refs = (await a.sessions.sessions()).filter((r) => !r.path.startsWith(testEnv.tmp) && !/(new|growing|status|markdown)-project|status-\d/.test(r.path));
-    await a.sessions.summariesOf(refs);
-    const rows = Object.fromEntries(
-      refs.map((ref) => {
-        const item = a.sessions.getTreeItem({ kind: 'session', ref });
-        const when = ago(ref.mtimeMs);
-        return [String(item.label), [String(item.description).replace(` · ${when}`, ' · AGE'), item.accessibilityInformation?.label.replace(`written ${when}.`, 'written AGE.')]];
-      }),
-    );
+    const fixture = (r: SessionRef) => !r.path.startsWith(testEnv.tmp) && !/(new|growing|status|markdown)-project|status-\d/.test(r.path);
+    await a.sessions.summariesOf((await a.sessions.sessions()).filter(fixture));
+    const rows = (await sessionRows())
+      .filter((n) => fixture(n.ref))
+      .map((n) => {
+        const item = a.sessions.getTreeItem(n);
+        const when = ago(n.ref.mtimeMs);
+        return [n.depth, String(item.label), String(item.description).replace(` · ${when}`, ' · AGE'), item.accessibilityInformation?.label.replace(`written ${when}.`, 'written AGE.')];
+      })
+      .sort((x, y) => (x.join('\n') < y.join('\n') ? -1 : 1));
     assert.deepEqual(rows, ROWS);
-    const main = refs.find((r) => r.path.endsWith(PI_MAIN))!;
-    const tip = (await hover({ kind: 'session', ref: main })) as vscode.MarkdownString;
-    assert.equal(unescape(tip.value).trimEnd(), MAIN_TOOLTIP.replace('PATH', main.path));
+    const main = await sessionRow((r) => r.path.endsWith(PI_MAIN));
+    const tip = (await hover(main)) as vscode.MarkdownString;
+    assert.equal(unescape(tip.value).trimEnd(), MAIN_TOOLTIP.replace('PATH', main.ref.path));
     assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
   });
 
@@ -187,9 +193,12 @@ describe('Sessions view', () => {
     await a.sessions.refresh();
     const ref = await until('the session to be listed', async () => (await a.sessions.sessions()).find((r) => r.path === file), 30_000);
     await a.sessions.summariesOf([ref]);
-    const item = a.sessions.getTreeItem({ kind: 'session', ref });
-    assert.equal(item.label, '[x](command:foo)…');
-    const tip = (await hover({ kind: 'session', ref })) as vscode.MarkdownString;
+    // Under a project (Pi lists several): cut to 14 characters, mid-word (no space in the first half).
+    const row = await sessionRow((r) => r.path === file);
+    assert.equal(row.depth, 3);
+    const item = a.sessions.getTreeItem(row);
+    assert.equal(item.label, '[x](command:f…');
+    const tip = (await hover(row)) as vscode.MarkdownString;
     assert.deepEqual([tip.isTrusted, tip.supportHtml, tip.supportThemeIcons], [false, false, false]);
     const first = tip.value.split('\n\n')[0];
     assert.equal(first, '\\[x\\]\\(command:foo\\)&nbsp;\\*\\*b\\*\\*&nbsp;$\\(zap\\)&nbsp;\\<img&nbsp;src=x\\>');
@@ -249,8 +258,8 @@ describe('Sessions view', () => {
     // The first 15 of the main recording's 45 lines hold its first 4 requests (no break yet).
     writeFileSync(file, lines.slice(0, 15).join('\n') + '\n');
     const describe = async () => {
-      const ref = (await a.sessions.sessions()).find((r) => r.path === file);
-      return ref && String(a.sessions.getTreeItem({ kind: 'session', ref }).description);
+      const row = (await sessionRows()).find((r) => r.ref.path === file);
+      return row && String(a.sessions.getTreeItem(row).description);
     };
     await until('the new session to be listed with 4 requests', async () => /^0 breaks · \d+% hit · 4 req · /.test((await describe()) ?? ''), 30_000);
     appendFileSync(file, lines.slice(15).join('\n'));
