@@ -3,6 +3,7 @@
  * for one report. Holds the selection and the filter; renders the view model as it is.
  */
 import { MessageType, applyPatch, copyPathMessage, type RequestRef, type ToWebviewMessage } from '../src/protocol.js';
+import { plural } from '../src/plural.js';
 import type { Report, RequestReport, SessionReport } from '../src/report/json.js';
 import { evidenceWords, renderDetail } from './detail.js';
 import { h } from './dom.js';
@@ -109,7 +110,7 @@ export class App {
     const sessions = this.report.sessions;
     this.sessionSelect.replaceChildren(
       ...sessions.map((s, i) => {
-        const o = h('option', { value: i }, `${s.title ?? s.id} — ${s.host}, ${s.requests.length} requests, ${s.totals.breaks} breaks`);
+        const o = h('option', { value: i }, `${s.title ?? s.id} — ${s.host}, ${plural(s.requests.length, 'request')}, ${plural(s.totals.breaks, 'break')}`);
         return o;
       }),
     );
@@ -166,7 +167,7 @@ export class App {
           ? s.requests.filter((r) => r.verdict === 'break')
           : s.requests.filter((r) => r.causes.some((c) => `cause:${c.kind}` === f));
     this.timeline.setData(s, this.sessionIndex, this.view);
-    this.status.textContent = f === 'all' ? '' : `${this.view.length} of ${s.requests.length} requests shown`;
+    this.status.textContent = f === 'all' ? '' : `${this.view.length} of ${plural(s.requests.length, 'request')} shown`;
     let pos = keepIndex === null ? -1 : this.view.findIndex((r) => r.index === keepIndex);
     if (pos < 0 && this.view.length) pos = 0;
     this.selected = -1;
@@ -233,7 +234,7 @@ export class App {
       ? h(
           'details',
           { class: 'pl-diagnostics' },
-          h('summary', null, `${diags.length} diagnostic(s)`),
+          h('summary', null, plural(diags.length, 'diagnostic')),
           h('ul', null, ...diags.map((d) => h('li', { class: `pl-sev-${d.severity}` }, `${d.severity} ${d.file}:${d.line}: ${d.message}`))),
         )
       : h('span', { class: 'pl-muted' }, 'no diagnostics');

@@ -7,6 +7,7 @@
 import { agreementText, hostMissText } from '../src/report/hostmiss.js';
 import type { RequestReport, SessionReport } from '../src/report/json.js';
 import { numberAt } from '../src/report/numbers.js';
+import { plural } from '../src/plural.js';
 import { h } from './dom.js';
 import { bytes, duration, time, tokens, usd } from './format.js';
 import { verdictStyle } from './verdicts.js';
@@ -139,7 +140,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
         { class: 'pl-facts', 'aria-label': `${hm.host}'s verdict` },
         ...row(`${hm.host} says`, hostMissText(hm)),
         ...row('Our verdict', h('span', hm.agrees === false ? { class: 'pl-bad' } : null, `${r.verdict}: ${agreementText(hm.agrees)}`)),
-        ...(sum ? row('This session', `${sum.requests} request(s) with ${hm.host}'s verdict, ${sum.disagree} disagree${sum.disagree ? ` (${sum.disagreeing.map((i) => `#${numberAt(s.requests, i)}`).join(', ')})` : ''}${sum.notCompared ? `, ${sum.notCompared} not compared` : ''}`) : []),
+        ...(sum ? row('This session', `${plural(sum.requests, 'request')} with ${hm.host}'s verdict, ${sum.disagree} disagree${sum.disagree ? ` (${sum.disagreeing.map((i) => `#${numberAt(s.requests, i)}`).join(', ')})` : ''}${sum.notCompared ? `, ${sum.notCompared} not compared` : ''}`) : []),
       ),
     );
   }
@@ -258,7 +259,7 @@ export function renderDetail(region: HTMLElement, s: SessionReport, r: RequestRe
             bad.has(m.line) ? { class: 'pl-bad' } : null,
             `${m.kind} seq ${m.seq}`,
             m.baseSeq !== undefined ? ` (base_seq ${m.baseSeq})` : '',
-            ` · ${bytes(m.bytes)} · ${m.panes} pane(s) carried, ${m.fleetPanes} known · ${m.placement} · line ${m.line}`,
+            ` · ${bytes(m.bytes)} · ${plural(m.panes, 'pane')} carried, ${m.fleetPanes} known · ${m.placement} · line ${m.line}`,
             bad.has(m.line) ? ` · ADR-0067 ${bad.get(m.line)!.rule}: ${bad.get(m.line)!.message}` : '',
           ),
         ),

@@ -6,6 +6,7 @@
  * only through `fillText`.
  */
 import type { RequestReport, SessionReport } from '../src/report/json.js';
+import { plural } from '../src/plural.js';
 import { h } from './dom.js';
 import { duration as fmtDuration, tokens as fmtTokens } from './format.js';
 import { AXIS_GAP as AXIS_GAP_PX, axisStep, fitLabel, phuxLabels } from './labels.js';
@@ -248,7 +249,7 @@ export class Timeline {
         const bad = new Map((this.session?.phux?.violations ?? []).map((v) => [v.line, v]));
         return msgs.length
           ? msgs
-              .map((m) => `${m.kind} seq ${m.seq}${m.baseSeq !== undefined ? ` (base_seq ${m.baseSeq})` : ''}, ${m.bytes} B, ${m.panes} pane(s)${bad.has(m.line) ? ` — ADR-0067 ${bad.get(m.line)!.rule}: ${bad.get(m.line)!.message}` : ''}`)
+              .map((m) => `${m.kind} seq ${m.seq}${m.baseSeq !== undefined ? ` (base_seq ${m.baseSeq})` : ''}, ${m.bytes} B, ${plural(m.panes, 'pane')}${bad.has(m.line) ? ` — ADR-0067 ${bad.get(m.line)!.rule}: ${bad.get(m.line)!.message}` : ''}`)
               .join('\n')
           : `${head}: no phux context message`;
       }

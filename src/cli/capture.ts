@@ -10,6 +10,7 @@ import { parseUpstreams, type UpstreamFamily } from '../capture/route.js';
 import { CAPTURE_HOST, DEFAULT_CAPTURE_PORT, startCaptureServer, type CaptureRecord } from '../capture/server.js';
 import { hostSetupText } from '../capture/setup.js';
 import { CaptureStore, DEFAULT_MAX_BYTES, defaultCaptureDir } from '../capture/store.js';
+import { plural } from '../plural.js';
 import { safe } from './text.js';
 
 /** The options `capture` accepts (each is in its usage and the README; test/unit/cli/usage-flags.test.ts). */
@@ -94,7 +95,7 @@ export async function captureCommand(argv: string[], out: (s: string) => void, e
   const stop = signal ?? signalOnce();
   await new Promise<void>((done) => (stop.aborted ? done() : stop.addEventListener('abort', () => done(), { once: true })));
   await server.close();
-  out(`prefix-lens capture: stopped after ${server.requests} request(s), ${store.saved} saved${store.failures ? `, ${store.failures} failed write(s)` : ''}`);
+  out(`prefix-lens capture: stopped after ${plural(server.requests, 'request')}, ${store.saved} saved${store.failures ? `, ${plural(store.failures, 'failed write')}` : ''}`);
   return 0;
 }
 

@@ -21,6 +21,7 @@ import { familyFor } from '../core/rules.js';
 import type { Session } from '../core/model.js';
 import { sessionsAt } from './pipeline.js';
 import { compareRequests, comparisonLine } from '../report/requestText.js';
+import { plural } from '../plural.js';
 import { safe } from '../sanitize.js';
 
 /** The options `diff` accepts (each is in DIFF_USAGE and the README; test/unit/cli/usage-flags.test.ts). */
@@ -89,7 +90,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   if (candidates.length !== 1) {
     const all = (want ? candidates : found.sessions).map((x) => safe(x.id));
     const list = `${all.slice(0, 8).join(', ')}${all.length > 8 ? `, … (${all.length})` : ''}`;
-    err(`prefix-lens diff: ${!found.sessions.length ? `no session at ${safe(path)}` : want && !candidates.length ? `no session at ${safe(path)} has an id starting with "${safe(want)}" (${found.sessions.map((x) => safe(x.id)).slice(0, 8).join(', ')})` : `${all.length} sessions at ${safe(path)}; name one with --session <id prefix>: ${list}`}`);
+    err(`prefix-lens diff: ${!found.sessions.length ? `no session at ${safe(path)}` : want && !candidates.length ? `no session at ${safe(path)} has an id starting with "${safe(want)}" (${found.sessions.map((x) => safe(x.id)).slice(0, 8).join(', ')})` : `${plural(all.length, 'session')} at ${safe(path)}; name one with --session <id prefix>: ${list}`}`);
     return 2;
   }
   const s = candidates[0];
@@ -125,11 +126,11 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   return 0;
 }
 
-/** A session's request numbers in words: `16 request(s): #1–#13, side requests #8.1, #8.2, #9.1`. */
+/** A session's request numbers in words: `16 requests: #1–#13, side requests #8.1, #8.2, #9.1`, `1 request: #1`. */
 function numberedText(numbers: string[]): string {
   const agents = numbers.filter((x) => !x.includes('.')).length;
   const sides = numbers.filter((x) => x.includes('.'));
   const list = `${sides.slice(0, 8).map((x) => `#${x}`).join(', ')}${sides.length > 8 ? `, … (${sides.length})` : ''}`;
   const parts = [agents ? (agents === 1 ? '#1' : `#1–#${agents}`) : '', sides.length ? `side request${sides.length > 1 ? 's' : ''} ${list}` : ''].filter(Boolean);
-  return `${numbers.length} request(s)${parts.length ? `: ${parts.join(', ')}` : ''}`;
+  return `${plural(numbers.length, 'request')}${parts.length ? `: ${parts.join(', ')}` : ''}`;
 }

@@ -9,6 +9,7 @@
  */
 import { CAUSE_KINDS, type CauseKind } from '../core/classify.js';
 import type { RequestReport } from '../report/json.js';
+import { plural } from '../plural.js';
 
 /** The thresholds of `check` (see the module comment). */
 export interface Gate {
@@ -68,7 +69,7 @@ export function passReason(r: Pick<RequestReport, 'causes' | 'lostTokens' | 'cos
  */
 export function gateText(gate: Gate): string {
   const parts: string[] = [];
-  if (gate.minTokens > 0) parts.push(`re-billed ≥ ${gate.minTokens} token${gate.minTokens === 1 ? '' : 's'}`);
+  if (gate.minTokens > 0) parts.push(`re-billed ≥ ${plural(gate.minTokens, 'token')}`);
   if (gate.minUsd !== null) parts.push(`cost ≥ $${gate.minUsd}`);
   if (gate.ignore.size) parts.push(`${[...gate.ignore].join(', ')} ignored`);
   return parts.join(', ') || 'every break';

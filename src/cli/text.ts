@@ -4,6 +4,7 @@
  */
 import type { PersonaReport } from '../core/persona.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
+import { plural } from '../plural.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { agreementText, hostMissText } from '../report/hostmiss.js';
 import { numberAt } from '../report/numbers.js';
@@ -147,7 +148,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void, tab
     return false;
   }
   const evidence = new Set(s.requests.map((r) => r.evidence));
-  out(`  ${s.requests.length} requests, evidence: ${[...evidence].join(', ') || 'none'}`);
+  out(`  ${plural(s.requests.length, 'request')}, evidence: ${[...evidence].join(', ') || 'none'}`);
   // Notes shared by several requests describe the session; one-off notes stay in the JSON.
   const counts = new Map<string, number>();
   for (const n of s.requests.flatMap((r) => r.notes)) counts.set(n, (counts.get(n) ?? 0) + 1);
@@ -161,20 +162,20 @@ export function renderSession(s: SessionReport, out: (line: string) => void, tab
   out('');
   out(
     `  totals: read ${t.cacheRead}, write ${t.cacheWrite}, uncached ${t.uncached}, output ${t.output} tokens; ` +
-      `hit rate ${t.hitRate === null ? '-' : `${(t.hitRate * 100).toFixed(1)}%`}; ${t.breaks} break(s); ` +
+      `hit rate ${t.hitRate === null ? '-' : `${(t.hitRate * 100).toFixed(1)}%`}; ${plural(t.breaks, 'break')}; ` +
       `re-billed ~${t.lostTokens} tokens${t.costUSD ? ` (${usd(t.costUSD)})` : ''}`,
   );
   if (s.systemShapes) {
     const x = s.systemShapes;
     out(
-      `  system deltas: ${x.deltas} in ${x.requestsWithDeltas} request(s); re-billed collapsed ${shapeText(x.collapsed)} vs mid-conversation ${shapeText(x.midConversation)}; ` +
+      `  system deltas: ${x.deltas} in ${plural(x.requestsWithDeltas, 'request')}; re-billed collapsed ${shapeText(x.collapsed)} vs mid-conversation ${shapeText(x.midConversation)}; ` +
         `sent ${x.used.join(' and ')}${x.unknownRoute ? ' (route flag unknown: collapsed assumed)' : ''}; ${savedText(x.savedTokens)}`,
     );
   }
   if (s.hostMiss) {
     const h = s.hostMiss;
     out(
-      `  ${safe(h.host)} cache diagnostics: ${h.requests} request(s); ${h.agree} agree with our verdict, ${h.disagree} disagree` +
+      `  ${safe(h.host)} cache diagnostics: ${plural(h.requests, 'request')}; ${h.agree} agree with our verdict, ${h.disagree} disagree` +
         `${h.disagree ? ` (${h.disagreeing.map((i) => `#${numberAt(s.requests, i)}`).join(', ')})` : ''}${h.notCompared ? `, ${h.notCompared} not compared` : ''}`,
     );
   }
@@ -194,9 +195,9 @@ function renderFindings(s: SessionReport, out: (line: string) => void): void {
 /** One line for the phux context stream, then one per ADR-0067 violation. */
 function renderPhux(p: PhuxSessionJson, out: (line: string) => void): void {
   const chain = p.messages.map((m) => `${m.kind === 'checkpoint' ? 'C' : 'Δ'}${m.seq}${m.placement === 'head' ? '(head)' : ''}`).join(' ');
-  out(`  phux context: ${p.messages.length} message(s) [${chain}], ${p.cost.bytes} bytes (~${p.cost.estimatedTokens} tokens)` +
+  out(`  phux context: ${plural(p.messages.length, 'message')} [${chain}], ${p.cost.bytes} bytes (~${p.cost.estimatedTokens} tokens)` +
       `${p.cost.outsideBytes ? ` + ${p.cost.outsideBytes} bytes outside the messages` : ''}` +
-      `${p.restarts.length ? `, restarts at line ${p.restarts.join(', ')}` : ''}; ${p.violations.length} ADR-0067 violation(s)`);
+      `${p.restarts.length ? `, restarts at line ${p.restarts.join(', ')}` : ''}; ${plural(p.violations.length, 'ADR-0067 violation')}`);
   for (const v of p.violations) out(`    line ${v.line}: ${safe(v.rule)}: ${safe(v.message)}`);
 }
 

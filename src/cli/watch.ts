@@ -17,6 +17,7 @@ import type { SessionRef } from '../hosts/registry.js';
 import { LiveAnalysis, type LiveUpdate, type ResetCause } from '../live/session.js';
 import { modelWidthOf, renderRequest, renderSession, safe } from './text.js';
 import { n } from '../report/reason.js';
+import { plural } from '../plural.js';
 
 /** Options of watchSessions. */
 export interface WatchOptions {
@@ -29,8 +30,8 @@ export interface WatchOptions {
   pollMs?: number;
 }
 
-/** bytes as "1,234 bytes". */
-const bytes = (count: number | null): string => `${n(count ?? 0)} byte${count === 1 ? '' : 's'}`;
+/** bytes as "1,234 bytes", "1 byte". */
+const bytes = (count: number | null): string => plural(count ?? 0, 'byte', { shown: n(count ?? 0) });
 
 /**
  * The line printed when a watched session was read again: what happened to its file
@@ -67,7 +68,7 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
       renderSession(live.report, o.out, true);
     }
   }
-  if (!o.json) o.err(`prefix-lens: watching ${refs.length} session(s) for new requests (Ctrl-C to stop)`);
+  if (!o.json) o.err(`prefix-lens: watching ${plural(refs.length, 'session')} for new requests (Ctrl-C to stop)`);
 
   const show = (l: { live: LiveAnalysis; width: number }, u: LiveUpdate) => {
     // The session's id and path without its report: after an append judged alone, the report (its

@@ -10,7 +10,8 @@
  */
 import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
-import { ago, countsMarkdown, hitText, plural, rebilledMarkdown, sessionName, statusText, tokens } from './format.js';
+import { plural } from '../plural.js';
+import { ago, countsMarkdown, hitText, rebilledMarkdown, sessionName, statusText, tokens } from './format.js';
 import type { SessionsView } from './sessionsView.js';
 import type { SessionSummary } from './summaryCache.js';
 import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';

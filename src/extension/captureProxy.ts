@@ -17,7 +17,7 @@ import { parseUpstreams, type UpstreamFamily } from '../capture/route.js';
 import type { CaptureServer } from '../capture/server.js';
 import { baseUrlVariables, hostSetupText } from '../capture/setup.js';
 import { CaptureStore, defaultCaptureDir } from '../capture/store.js';
-import { plural } from './format.js';
+import { plural } from '../plural.js';
 import type { Log } from './log.js';
 import { appendUntrusted, safeMarkdown } from './untrustedMarkdown.js';
 

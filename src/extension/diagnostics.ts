@@ -11,7 +11,8 @@ import * as vscode from 'vscode';
 import type { SessionRef } from '../hosts/registry.js';
 import type { RequestReport, SessionReport } from '../report/json.js';
 import { type AnalysisWorker, CancelledError } from './analysisWorker.js';
-import { percent, plural, tokens, usd } from './format.js';
+import { plural } from '../plural.js';
+import { percent, tokens, usd } from './format.js';
 import type { Log } from './log.js';
 import { diagnosticsEnabled, ruleOverrides } from './settings.js';
 

@@ -15,7 +15,7 @@ import { CaptureProxy, type CaptureStartOptions } from './captureProxy.js';
 import { TranscriptDiagnostics, isTranscript } from './diagnostics.js';
 import { RequestDiff } from './requestDiff.js';
 import { FleetView } from './fleetView.js';
-import { plural } from './format.js';
+import { plural } from '../plural.js';
 import { createLog, type Log } from './log.js';
 import { pickSession } from './sessionPick.js';
 import { SessionsView } from './sessionsView.js';

@@ -10,7 +10,7 @@ import type { PhuxAgentRow } from '../phux/agentList.js';
 import type { FleetResult } from '../phux/client.js';
 import type { FleetPoller } from '../phux/poller.js';
 import type { SessionRef } from '../hosts/registry.js';
-import { plural } from './format.js';
+import { plural } from '../plural.js';
 import type { Log } from './log.js';
 import { fleetPollIntervalMs, phuxPath } from './settings.js';
 

@@ -1,7 +1,11 @@
 /** Short text forms for tree items, hovers and diagnostics (view-side formatting only). */
 import type { SessionRef } from '../hosts/registry.js';
 import type { SessionSummary } from './summaryCache.js';
+import { plural } from '../plural.js';
 import { displayText } from '../sanitize.js';
+
+/** The one count wording (src/plural.ts); sessionsView.ts still imports it from here. */
+export { plural };
 
 /** `1234` → `1,234`. */
 export const tokens = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -24,13 +28,6 @@ export function ago(ms: number, now = Date.now()): string {
   if (s < 86400 * 60) return `${Math.floor(s / 86400)} d ago`;
   return new Date(ms).toISOString().slice(0, 10);
 }
-
-/**
- * A count with its noun, singular for exactly 1: `1 break`, `3 breaks`, `0 sessions`; `many` when
- * the plural is not `one` + s. `shown` is the number as written (`**13**` in Markdown, `1,234`),
- * the count itself by default. The one way src/extension words a count.
- */
-export const plural = (n: number, one: string, { many = `${one}s`, shown = String(n) }: { many?: string; shown?: string } = {}): string => `${shown} ${n === 1 ? one : many}`;
 
 /**
  * A session's name in the Sessions view and the session picker: its title, else its first prompt

@@ -19,7 +19,7 @@ import { FromWebviewMessageSchema, MessageType, WebviewStateSchema, applyPatch, 
 import { htmlReport } from '../report/html.js';
 import type { Report, SessionReport } from '../report/json.js';
 import { webviewShellHtml } from '../report/webviewHtml.js';
-import { plural } from './format.js';
+import { plural } from '../plural.js';
 import type { LiveStep } from './livePatch.js';
 import type { Log } from './log.js';
 

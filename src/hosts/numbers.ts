@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import type { Diagnostic, LlmRequest, Session, Usage } from '../core/model.js';
+import { plural } from '../plural.js';
 
 /**
  * The zod schema of a required token count, cost or time (ms) field of a host record, after
@@ -214,6 +215,9 @@ function checkNumbers(session: Session): void {
 /** Diagnostics listed one by one per session; the rest are folded into one summary per file. */
 export const MAX_DIAGNOSTICS = 1000;
 
+/** `lines 5–9`, or `line 7` when the range is one line. */
+const lineRange = (first: number, last: number): string => (first === last ? `line ${first}` : `lines ${first}–${last}`);
+
 /**
  * Keeps the first `max` diagnostics of a session; every later one is counted in one summary
  * diagnostic per file (severity = the worst folded, line = the first folded line), so that a file
@@ -245,7 +249,7 @@ export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Sessio
       file,
       line: f.first,
       severity: f.severity,
-      message: `${f.count} more problem(s) in this file, lines ${f.first}–${f.last}, not listed one by one (the first ${max} diagnostics of the session are)`,
+      message: `${plural(f.count, 'more problem')} in this file, ${lineRange(f.first, f.last)}, not listed one by one (the first ${max} diagnostics of the session are)`,
     });
   }
   return session;
@@ -315,14 +319,14 @@ export class LineProblems {
     this.add(d.line, d.severity, d.message);
   }
 
-  /** The summary of the lines counted so far ("N more bad lines not listed, lines a–b"), or null when none was. */
+  /** The summary of the lines counted so far ("N more bad lines not listed, lines a–b", "1 more bad line not listed, line a"), or null when none was. */
   summary(): Diagnostic | null {
     if (this.count === 0) return null;
     return {
       file: this.file,
       line: this.first,
       severity: this.severity,
-      message: `${this.count} more bad line(s) not listed, lines ${this.first}–${this.last} (the first ${this.max} of this file are)`,
+      message: `${plural(this.count, 'more bad line')} not listed, ${lineRange(this.first, this.last)} (the first ${this.max} of this file are)`,
       counted: { lines: this.count, last: this.last },
     };
   }

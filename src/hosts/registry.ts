@@ -14,6 +14,7 @@ import { missingPathText, WALK_DEEP_NAMED, WALK_MAX_DEPTH, WALK_SKIP_DIRS } from
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Session } from '../core/model.js';
+import { plural } from '../plural.js';
 import { botharnessRef, dshHome, listDshLogs, logOfSessionDir, readBotHarnessSession, releaseBotHarnessDbs } from './botharness/index.js';
 import { readCaptureSessions } from './capture/index.js';
 import type { RequestSource } from './wirematch.js';
@@ -486,7 +487,7 @@ async function unsettledAt(path: string, hosts: readonly HostEntry[], onWarning?
   await walk(path, 0, hosts, out, deep);
   if (onWarning) {
     for (const d of deep.slice(0, WALK_DEEP_NAMED)) onWarning(`${d}: folder not entered: more than ${WALK_MAX_DEPTH} levels below ${path} (name it, or a folder nearer to it, to read the sessions in it)`);
-    if (deep.length > WALK_DEEP_NAMED) onWarning(`${path}: ${deep.length - WALK_DEEP_NAMED} more folder(s) more than ${WALK_MAX_DEPTH} levels below it not entered`);
+    if (deep.length > WALK_DEEP_NAMED) onWarning(`${path}: ${plural(deep.length - WALK_DEEP_NAMED, 'more folder')} more than ${WALK_MAX_DEPTH} levels below it not entered`);
   }
   return out;
 }
@@ -566,7 +567,7 @@ export async function noSessionText(arg: string, opts: DiscoverOptions): Promise
   const defaults: DiscoverOptions = { env: opts.env, home: opts.home };
   const found = prefix ? (await host.discover(defaults)).length : 0;
   const vars = host.locatedBy ?? [];
-  const hint = [found ? `${found} session${found === 1 ? '' : 's'} there` : '', vars.length ? `${vars.join(', ')} set${vars.length === 1 ? 's' : ''} where to look` : ''].filter(Boolean).join('; ');
+  const hint = [found ? `${plural(found, 'session')} there` : '', vars.length ? `${vars.join(', ')} set${vars.length === 1 ? 's' : ''} where to look` : ''].filter(Boolean).join('; ');
   const what = prefix ? `no ${host.label} session whose id starts with "${prefix}"` : `no ${host.label} session`;
   return `${arg.endsWith(':') ? arg : `${arg}:`} ${what} in ${host.watchRoots(defaults).join(', ')}${hint ? ` (${hint})` : ''}`;
 }
@@ -611,7 +612,7 @@ export async function withCapturedBodies(ref: SessionRef, sessions: Session[], o
   const label = roots.join(', ');
   const joined = await hostOf(ref.host).open(ref, { ...opts, requestsDir: { label, files } });
   const wire = joined.reduce((n, s) => n + s.requests.filter((r) => r.evidence === 'wire').length, 0);
-  joined[0]?.diagnostics.push({ file: label, line: 0, severity: 'info', message: `capture proxy: ${files.length} captured request bod${files.length === 1 ? 'y' : 'ies'} joined (${wire} request(s) with wire evidence)` });
+  joined[0]?.diagnostics.push({ file: label, line: 0, severity: 'info', message: `capture proxy: ${plural(files.length, 'captured request body')} joined (${plural(wire, 'request')} with wire evidence)` });
   return joined;
 }
 

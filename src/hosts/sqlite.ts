@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import initSqlJs, { type Database, type SqlJsStatic } from 'sql.js';
 import type { Diagnostic } from '../core/model.js';
+import { plural } from '../plural.js';
 import { FILE_LIMITS, readRegularFileSync } from './files.js';
 import { applyWal, markRollbackJournal } from './opencode/wal.js';
 
@@ -54,7 +55,7 @@ export async function openSqlite(file: string, diagnostics: Diagnostic[]): Promi
     if (applied.problem) diag(`${file}-wal ignored: ${applied.problem}; the newest rows may be missing`, 'warning');
     if (applied.cutShort) diag(`${file}-wal: ${applied.cutShort}; the newest rows may be missing`, 'warning');
     if (applied.ignoredFrames > 0) {
-      diag(`${file}-wal: ${applied.ignoredFrames} frame(s) of an unfinished transaction ignored (the host is writing)`, 'info');
+      diag(`${file}-wal: ${plural(applied.ignoredFrames, 'frame')} of an unfinished transaction ignored (the host is writing)`, 'info');
     }
     image = applied.image;
   }

@@ -22,6 +22,7 @@ import { basename, join } from 'node:path';
 import { chainOf, type BlockNode } from '../core/chain.js';
 import type { Block, Diagnostic, LlmRequest, RequestKind, Session } from '../core/model.js';
 import { checkedWireBody, NotARequestBody, type WireApi, type WireRequest } from '../core/wire.js';
+import { plural } from '../plural.js';
 import { usageFromResponse, wireOnlyRequest } from './capture/index.js';
 import { FILE_LIMITS, readRegularFile } from './files.js';
 import { readMetaObject } from './meta.js';
@@ -147,7 +148,7 @@ export async function withWire(sessions: Session[], src: RequestSource, unmatche
   );
   const taken = new Set(bodyOf.values());
   if (bodies.length && !bodyOf.size) {
-    diagnostics.push({ file: dir, line: 0, severity: 'error', message: `none of the ${bodies.length} captured bodies matches a request of ${basename(sessions[0]?.path ?? '')}; ignored (reconstructed from the transcript instead)` });
+    diagnostics.push({ file: dir, line: 0, severity: 'error', message: `none of the ${plural(bodies.length, 'captured body')} matches a request of ${basename(sessions[0]?.path ?? '')}; ignored (reconstructed from the transcript instead)` });
     return sessions.map((s, i) => (i === 0 ? { ...s, diagnostics: [...s.diagnostics, ...diagnostics] } : s));
   }
   // The main conversation's first messages (as sent where a body matched), to tell an unmatched

@@ -18,6 +18,7 @@
 import { parseBounded } from '../core/depth.js';
 import { z } from 'zod';
 import { jsonPath } from './agentList.js';
+import { plural } from '../plural.js';
 import { PHUX_CONTROL_CHARS, utf8Length } from './sanitize.js';
 
 /** `CONTEXT_PREAMBLE` of awareness.ts (reference/phux.md §2.2): the untrusted-observation label ADR-0067 decision 7 requires. */
@@ -241,7 +242,7 @@ export function textOutsideMessages(text: string, found: readonly FoundContextMe
  */
 export function outsideTextProblem(outside: string): ContextProblem | null {
   if (outside === '') return null;
-  return { rule: 'invalid-message', message: `the context text holds ${utf8Length(outside)} byte(s) outside its <phux-context> message(s): ${quote(outside)}` };
+  return { rule: 'invalid-message', message: `the context text holds ${plural(utf8Length(outside), 'byte')} outside <phux-context>…</phux-context>: ${quote(outside)}` };
 }
 
 /** A problem found in one message: a rule id and a human sentence (untrusted values are quoted, not interpreted). */
@@ -296,7 +297,7 @@ export function parseContextMessage(text: string, limits: ContextLimits = DEFAUL
   const rawControls = (text.replace(/\n/g, '').match(new RegExp(PHUX_CONTROL_CHARS.source, 'g')) ?? []).length;
   if (rawControls > 0 || lines.length > 4) {
     const parts: string[] = [];
-    if (rawControls > 0) parts.push(`${rawControls} raw control character(s)`);
+    if (rawControls > 0) parts.push(plural(rawControls, 'raw control character'));
     if (lines.length > 4) parts.push(`${lines.length - 1} line breaks where the format has 3`);
     problems.push({ rule: 'control-characters', message: `the message text contains ${parts.join(' and ')}` });
   }
@@ -360,7 +361,7 @@ export function parseContextMessage(text: string, limits: ContextLimits = DEFAUL
     if (!Number.isFinite(smallest) || boundedBytes + smallest + 1 <= limits.maxBytes) {
       problems.push({
         rule: 'omitted-unexplained',
-        message: `omitted ${body.omitted} but only ${body.panes.length} panes in ${boundedBytes} bytes: neither the ${limits.maxPanes}-pane nor the ${limits.maxBytes}-byte bound was reached`,
+        message: `omitted ${body.omitted} but only ${plural(body.panes.length, 'pane')} in ${boundedBytes} bytes: neither the ${limits.maxPanes}-pane nor the ${limits.maxBytes}-byte bound was reached`,
       });
     }
   }

@@ -194,6 +194,33 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     await page.close();
   });
 
+  it('words counts of one in the singular: "1 request", "1 break" in the session picker, "1 request with Claude Code\'s verdict" and "1 pane carried" in the detail (they said "1 requests", "1 breaks", "1 request(s)", "1 pane(s)")', async () => {
+    const page = await browser.page();
+    await page.goto(pathToFileURL(examples).href);
+    const picker = page.getByRole('combobox', { name: 'Session' });
+    const options = await picker.locator('option').allTextContents();
+    assert.ok(options.includes('Scripted subtask (@general subagent) — opencode, 1 request, 0 breaks'), options.join('\n'));
+    assert.ok(options.includes('01a230ec-991a-7497-9a50-b9f4f6517541 — pi, 8 requests, 1 break'), options.join('\n'));
+    assert.ok(options.includes('pi lab session — pi, 16 requests, 3 breaks'), options.join('\n'));
+    const detail = page.getByRole('region', { name: 'Request detail' });
+    const open = async (title: string, request: string) => {
+      await picker.selectOption(String(report.sessions.findIndex((s) => s.title === title)));
+      await page.getByRole('heading', { level: 1 }).filter({ hasText: title }).waitFor();
+      await page.getByRole('option', { name: new RegExp(`^Request ${request}: `) }).click();
+      await detail.getByRole('heading', { level: 2 }).filter({ hasText: `Request ${request}` }).waitFor();
+    };
+    // The Claude Code sub-agent: one request, with Claude Code's own verdict.
+    await open('general-purpose: Scripted sub-task', '1');
+    const verdict = detail.getByLabel("Claude Code's verdict");
+    const facts = await verdict.locator('dt').allTextContents();
+    const values = await verdict.locator('dd').allTextContents();
+    assert.equal(values[facts.indexOf('This session')], "1 request with Claude Code's verdict, 0 disagree");
+    // OpenCode's phux v1 recording: request #5 carries delta seq 3, which upserts one pane.
+    await open('Recorded: Phux v1 turn one.', '5');
+    assert.deepEqual(await detail.locator('h3:text-is("phux context carried") + ul > li').allTextContents(), ['delta seq 3 (base_seq 2) · 443 B · 1 pane carried, 5 known · tail · line 8']);
+    await page.close();
+  });
+
   it('the filter "Breaks only" leaves the 3 breaks of Pi main', async () => {
     const page = await browser.page();
     await page.goto(pathToFileURL(piMain).href);

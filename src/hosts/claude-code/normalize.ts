@@ -26,6 +26,7 @@ import type { Block, CacheBreakpoint, Diagnostic, LlmRequest, TranscriptEvent, U
 import { familyFor } from '../../core/rules.js';
 import { messageBlocks, opaqueHeadBlock } from '../../core/wire.js';
 import { countOr } from '../numbers.js';
+import { plural } from '../../plural.js';
 import type { CcRead, CcRec } from './read.js';
 import type { ApiRequestLine, AssistantLine, CcUsage, ShapeLine } from './schema.js';
 
@@ -161,7 +162,7 @@ export function ccRequests(read: CcRead, opts: { subagent: boolean; progressCopi
         break;
       case 'api-request': {
         if (r.v.keep > prevMessageCount) {
-          diagnostics.push({ file: read.file, line: r.line, severity: 'warning', message: `api-request keeps ${r.v.keep} messages but the previous request had ${prevMessageCount}; the missing ones are left out` });
+          diagnostics.push({ file: read.file, line: r.line, severity: 'warning', message: `api-request keeps ${plural(r.v.keep, 'message')} but the previous request had ${prevMessageCount}; the missing ones are left out` });
         }
         // The messages themselves are replayed in the request loop below (ApiReplay), in this order.
         prevMessageCount = Math.min(r.v.keep, prevMessageCount) + r.v.tail.length;
@@ -391,7 +392,7 @@ function fromApiRequest(
   const messageAt = (i: number) => (filtered ? filtered[i] : blobs.get(hashes[i])!);
   const count = filtered ? filtered.length : hashes.length;
   if (filtered) {
-    diagnostics.push({ file: read.file, line: a.line, severity: 'warning', message: `api-request names ${hashes.length - filtered.length} message blob(s) not found in the file; left out` });
+    diagnostics.push({ file: read.file, line: a.line, severity: 'warning', message: `api-request names ${plural(hashes.length - filtered.length, 'message blob')} not found in the file; left out` });
     notes.push('some messages of this request are not in the transcript');
   }
   const model = a.v.params?.model ?? s.group?.lines[0].v.message.model ?? '';

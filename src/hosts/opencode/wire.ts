@@ -30,6 +30,7 @@ import { usageFromResponse, wireOnlyRequest } from '../capture/index.js';
 import { FILE_LIMITS, readRegularFile } from '../files.js';
 import { readMetaObject } from '../meta.js';
 import { findContextMessages, PHUX_COMPACTION_HOOK_PREFIX } from '../../phux/context.js';
+import { plural } from '../../plural.js';
 import { bodyFiles, noBodiesDiagnostic, sourceLabel, type RequestSource } from '../wirematch.js';
 import type { Reconstruction } from './normalize.js';
 
@@ -167,7 +168,7 @@ export async function withWire(recons: Reconstruction[], src: RequestSource, rep
   // Bodies that belong to none of these sessions (another data dir, another host) are not mixed in.
   const foreign = bodies.filter((b) => (b.sessionId ? !ids.has(b.sessionId) : !single));
   if (foreign.length === bodies.length && bodies.length && typeof src === 'string') {
-    const message = `none of the ${bodies.length} captured bodies in ${label} belongs to a session here; ignored (requests reconstructed from the database)`;
+    const message = `none of the ${plural(bodies.length, 'captured body')} in ${label} belongs to a session here; ignored (requests reconstructed from the database)`;
     for (const r of recons) r.session.diagnostics.push({ file: label, line: 0, severity: 'error', message });
   }
 }
@@ -222,7 +223,7 @@ export function applyWire(recon: Reconstruction, bodies: OpenCodeBody[], single:
         file: dir,
         line: 1,
         severity: 'warning',
-        message: `session ${session.id}: ${bs.length} captured ${kind} bodies for ${rs.length} stored ${kind} request(s); matched by order`,
+        message: `session ${session.id}: ${plural(bs.length, `captured ${kind} body`)} for ${plural(rs.length, `stored ${kind} request`)}; matched by order`,
       });
     }
   }

@@ -16,6 +16,7 @@ import { bump, ownGet } from '../../core/own.js';
 import { describeIssues } from '../issues.js';
 import { checkHostValues, hostValuesWarning, LineProblems } from '../numbers.js';
 import { invalidUtf8Warning, readLines } from '../lines.js';
+import { plural } from '../../plural.js';
 import {
   CompactionLineSchema,
   HeaderSchema,
@@ -196,6 +197,6 @@ async function countRevisions(file: string, out: PdRead): Promise<void> {
     file,
     line: firstLine,
     severity: 'info',
-    message: `${n} archived regenerate row${n === 1 ? '' : 's'} (a regenerated response's earlier branch): not part of the live context, so not rebuilt as requests`,
+    message: `${plural(n, 'archived regenerate row')} (a regenerated response's earlier branch): not part of the live context, so not rebuilt as requests`,
   });
 }

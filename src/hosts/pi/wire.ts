@@ -31,6 +31,7 @@ import { depthMessage, parseBounded } from '../../core/depth.js';
 import { blocksOf, chainOf } from '../../core/chain.js';
 import type { Diagnostic, LlmRequest } from '../../core/model.js';
 import { checkedWireBody, NotARequestBody, type WireApi, type WireRequest } from '../../core/wire.js';
+import { plural } from '../../plural.js';
 import type { PiEntryRec, PiRead } from './read.js';
 import { isoMs, type Reconstruction } from './normalize.js';
 
@@ -259,7 +260,7 @@ export async function wireRequests(read: PiRead, recon: Reconstruction, src: Req
       file: dir,
       line: 0,
       severity: 'error',
-      message: `none of the ${bodies.length} captured bodies matches an assistant entry of ${basename(read.file)}; ignored (reconstructed from the session instead)`,
+      message: `none of the ${plural(bodies.length, 'captured body')} matches an assistant entry of ${basename(read.file)}; ignored (reconstructed from the session instead)`,
     });
     return recon.requests;
   }

@@ -41,7 +41,7 @@ describe("Claude Code's cache diagnostics beside our verdict", () => {
     const text: string[] = [];
     renderSession(main, (l) => text.push(l));
     assert.ok(text.includes('              Claude Code says: system_changed (22504 tokens missed); agrees'));
-    assert.ok(text.includes('  Claude Code cache diagnostics: 11 request(s); 11 agree with our verdict, 0 disagree'), text.join('\n'));
+    assert.ok(text.includes('  Claude Code cache diagnostics: 11 requests; 11 agree with our verdict, 0 disagree'), text.join('\n'));
     // A hit the host also calls a hit adds no line.
     assert.equal(text.filter((l) => l.includes('Claude Code says')).length, 3);
   });

@@ -41,9 +41,9 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
 
   it('exit 1 for a request the session does not have, 2 for usage errors and for a folder of several sessions', async () => {
     const missing = await run(['diff', PI_MAIN, '99']);
-    assert.deepEqual([missing.code, missing.err], [1, 'prefix-lens diff: pi lab session has 13 request(s): #1–#13; no request #99']);
+    assert.deepEqual([missing.code, missing.err], [1, 'prefix-lens diff: pi lab session has 13 requests: #1–#13; no request #99']);
     const first = await run(['diff', PI_MAIN, '1']);
-    assert.deepEqual([first.code, first.err], [1, 'prefix-lens diff: pi lab session has 13 request(s): #1–#13; request #1 has no earlier request to compare with']);
+    assert.deepEqual([first.code, first.err], [1, 'prefix-lens diff: pi lab session has 13 requests: #1–#13; request #1 has no earlier request to compare with']);
     for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1'], ['diff', PI_MAIN, '3', '3'], ['diff', PI_MAIN, '0x3'], ['diff', PI_MAIN, '1e1'], ['diff', PI_MAIN, ' 3'], ['diff', PI_MAIN, '3.0'], ['diff', PI_MAIN, '99999999999999999999'], ['diff', PI_MAIN, '3', '--context', '0x2']]) {
       const r = await run(args);
       assert.equal(r.code, 2, args.join(' '));
@@ -89,9 +89,9 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     const branch = await run(['diff', PI_MAIN, '#9.1', '08.1', ...wire]);
     assert.equal(branch.out[0], 'pi lab session: #8.1 ↔ #9.1 · first difference in block 2 (messages · messages[0].content[0].text), byte 73 of the block, prefix byte 417');
     const beyond = await run(['diff', PI_MAIN, '16', ...wire]);
-    assert.deepEqual([beyond.code, beyond.err], [1, 'prefix-lens diff: pi lab session has 16 request(s): #1–#13, side requests #8.1, #8.2, #9.1; no request #16']);
+    assert.deepEqual([beyond.code, beyond.err], [1, 'prefix-lens diff: pi lab session has 16 requests: #1–#13, side requests #8.1, #8.2, #9.1; no request #16']);
     const noBodies = await run(['diff', PI_MAIN, '8.1']);
-    assert.deepEqual([noBodies.code, noBodies.err], [1, 'prefix-lens diff: pi lab session has 13 request(s): #1–#13; no request #8.1 (requests the transcript does not record, such as summary and title requests, need --requests DIR or --captures DIR)']);
+    assert.deepEqual([noBodies.code, noBodies.err], [1, 'prefix-lens diff: pi lab session has 13 requests: #1–#13; no request #8.1 (requests the transcript does not record, such as summary and title requests, need --requests DIR or --captures DIR)']);
     for (const bad of ['8.0', '8.', '.1', '8.1.1', '8,1', '8.1e0']) {
       const r = await run(['diff', PI_MAIN, bad, ...wire]);
       assert.equal(r.code, 2, bad);
@@ -107,7 +107,7 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     const hit = await run(['diff', cc, '8', '6']);
     assert.equal(hit.out[0], '8aa2b6b2-f6a6-44e7-865a-838c950a6fc6: #6 ↔ #8 · verdict hit (representation-only) · first difference in block 39 (messages · messages[10].content), byte 25 of the block, prefix byte 90,589');
     const sub = await run(['diff', cc, '2', '--session', 'aa44']);
-    assert.deepEqual([sub.code, sub.err], [1, 'prefix-lens diff: general-purpose: Scripted sub-task has 1 request(s): #1; no request #2']);
+    assert.deepEqual([sub.code, sub.err], [1, 'prefix-lens diff: general-purpose: Scripted sub-task has 1 request: #1; no request #2']);
     const none = await run(['diff', cc, '2', '--session', 'zz']);
     assert.equal(none.code, 2);
     assert.match(none.err, /has an id starting with "zz" \(8aa2b6b2-f6a6-44e7-865a-838c950a6fc6, aa4455826cc83258f\)$/);

@@ -88,7 +88,7 @@ for (const sc of scenarios()) {
       assert.deepEqual(auto.requests.map(essence), given.requests.map(essence));
       assert.deepEqual(auto.totals, given.totals);
       const info = auto.diagnostics.filter((d) => d.severity === 'info');
-      assert.deepEqual(info.map((d) => d.message), [`capture proxy: ${auto.requests.length} captured request bodies joined (${auto.requests.length} request(s) with wire evidence)`]);
+      assert.deepEqual(info.map((d) => d.message), [`capture proxy: ${auto.requests.length} captured request bodies joined (${auto.requests.length} requests with wire evidence)`]);
       if (VERDICTS[sc.scenario]) assert.deepEqual(auto.requests.map((r) => `${r.kind === 'agent' ? '' : 's:'}${r.verdict}`), VERDICTS[sc.scenario]);
     });
 

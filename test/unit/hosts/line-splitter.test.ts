@@ -139,7 +139,7 @@ describe('bad-line diagnostics past MAX_DIAGNOSTICS are counted, not built', () 
     assert.deepEqual(out, [
       { file: 'f', line: 5, severity: 'warning', message: 'm1' },
       { file: 'f', line: 6, severity: 'warning', message: 'parsed' },
-      { file: 'f', line: 7, severity: 'error', message: '3 more bad line(s) not listed, lines 7–9 (the first 2 of this file are)', counted: { lines: 3, last: 9 } },
+      { file: 'f', line: 7, severity: 'error', message: '3 more bad lines not listed, lines 7–9 (the first 2 of this file are)', counted: { lines: 3, last: 9 } },
     ]);
   });
 
@@ -162,7 +162,7 @@ describe('bad-line diagnostics past MAX_DIAGNOSTICS are counted, not built', () 
       file,
       line: 1096,
       severity: 'error',
-      message: '1500 more bad line(s) not listed, lines 1096–2595 (the first 1000 of this file are)',
+      message: '1500 more bad lines not listed, lines 1096–2595 (the first 1000 of this file are)',
       counted: { lines: 1500, last: 2595 },
     });
     // The session's diagnostics, folded (numbers.ts): the summary counts as the 1,500 lines it stands for.
@@ -172,12 +172,24 @@ describe('bad-line diagnostics past MAX_DIAGNOSTICS are counted, not built', () 
       file,
       line: 1096,
       severity: 'error',
-      message: '1500 more problem(s) in this file, lines 1096–2595, not listed one by one (the first 1000 diagnostics of the session are)',
+      message: '1500 more problems in this file, lines 1096–2595, not listed one by one (the first 1000 diagnostics of the session are)',
     });
     assert.deepEqual(
       s.requests.map((r) => r.source.line),
       (await openSessions(fixture))[0].requests.map((r) => r.source.line),
     );
+  });
+
+  it('one malformed line past the bound (the Codex rollout then 1,001 of them) is "1 more bad line … line 1096" and "1 more problem … line 1096" (they said "1 more bad line(s)", "lines 1096–1096")', async () => {
+    const fixture = rollout(resolve('test/fixtures/codex'));
+    const file = join(dir, `one-more-${basename(fixture)}`);
+    copyFileSync(fixture, file);
+    appendFileSync(file, '{"type":\n'.repeat(MAX_DIAGNOSTICS + 1));
+    const read = await readCodexFile(file);
+    assert.equal(read.diagnostics.length, MAX_DIAGNOSTICS + 1);
+    assert.deepEqual(read.diagnostics[1000], { file, line: 1096, severity: 'error', message: '1 more bad line not listed, line 1096 (the first 1000 of this file are)', counted: { lines: 1, last: 1096 } });
+    const [s] = await openSessions(file);
+    assert.deepEqual(s.diagnostics[1000], { file, line: 1096, severity: 'error', message: '1 more problem in this file, line 1096, not listed one by one (the first 1000 diagnostics of the session are)' });
   });
 
   for (const [host, read] of [
@@ -192,7 +204,7 @@ describe('bad-line diagnostics past MAX_DIAGNOSTICS are counted, not built', () 
       assert.equal(d.length, MAX_DIAGNOSTICS + 1);
       assert.deepEqual(d.slice(0, MAX_DIAGNOSTICS).map((x) => [x.line, x.severity]), Array.from({ length: MAX_DIAGNOSTICS }, (_, i) => [i + 1, 'error']));
       assert.match(d[0].message, /^malformed JSON line skipped: /);
-      assert.deepEqual(d[MAX_DIAGNOSTICS], { file, line: 1001, severity: 'error', message: '500 more bad line(s) not listed, lines 1001–1500 (the first 1000 of this file are)', counted: { lines: 500, last: 1500 } });
+      assert.deepEqual(d[MAX_DIAGNOSTICS], { file, line: 1001, severity: 'error', message: '500 more bad lines not listed, lines 1001–1500 (the first 1000 of this file are)', counted: { lines: 500, last: 1500 } });
     });
   }
 });

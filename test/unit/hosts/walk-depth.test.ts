@@ -48,7 +48,16 @@ describe('folder walk depth', () => {
     await findSessions(join(dir, 'b'), undefined, (w) => warnings.push(w));
     assert.equal(warnings.length, WALK_DEEP_NAMED + 1);
     assert.ok(warnings[0].startsWith(`${join(wide, 'd00')}: folder not entered`), warnings[0]);
-    assert.equal(warnings[WALK_DEEP_NAMED], `${join(dir, 'b')}: 3 more folder(s) more than 16 levels below it not entered`);
+    assert.equal(warnings[WALK_DEEP_NAMED], `${join(dir, 'b')}: 3 more folders more than 16 levels below it not entered`);
+  });
+
+  it('counts one folder past WALK_DEEP_NAMED as "1 more folder" (it said "1 more folder(s)")', async () => {
+    const wide = join(dir, 'c', ...Array(16).fill('x'));
+    for (let i = 0; i < WALK_DEEP_NAMED + 1; i++) mkdirSync(join(wide, `d${String(i).padStart(2, '0')}`), { recursive: true });
+    const warnings: string[] = [];
+    await findSessions(join(dir, 'c'), undefined, (w) => warnings.push(w));
+    assert.equal(warnings.length, WALK_DEEP_NAMED + 1);
+    assert.equal(warnings[WALK_DEEP_NAMED], `${join(dir, 'c')}: 1 more folder more than 16 levels below it not entered`);
   });
 
   it('the CLI says which folder it did not enter, on stderr, before "no sessions found" (exit 2)', async () => {

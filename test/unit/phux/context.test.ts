@@ -177,5 +177,14 @@ describe('phux context messages', () => {
       const sixtyThree = checkpoint(1, Array.from({ length: 63 }, (_, i) => pane(`@${100 + i}`, 'idle', tiny)), { omitted: 2 });
       assert.deepEqual(parseContextMessage(render(sixtyThree), limits16k).problems.map((x) => x.rule), ['omitted-unexplained']);
     });
+
+    it('words a count of one in the singular: "1 raw control character", "only 1 pane" (they said "character(s)", "1 panes")', () => {
+      const bel = parseContextMessage(CHECKPOINT.replace(PHUX_CONTEXT_PREAMBLE, `${PHUX_CONTEXT_PREAMBLE}\u0007`));
+      assert.deepEqual(bel.problems.filter((x) => x.rule === 'control-characters').map((x) => x.message), ['the message text contains 1 raw control character']);
+      const one = checkpoint(1, [pane('@1', 'idle')], { omitted: 2 });
+      assert.deepEqual(parseContextMessage(render(one)).problems.map((x) => [x.rule, x.message]), [
+        ['omitted-unexplained', 'omitted 2 but only 1 pane in 466 bytes: neither the 64-pane nor the 8192-byte bound was reached'],
+      ]);
+    });
   });
 });

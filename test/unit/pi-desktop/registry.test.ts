@@ -113,6 +113,6 @@ describe('PI-Desktop in the host registry', () => {
     await main(['analyze', '--no-cache', join(HOME, 'sessions', `${ANTHROPIC}.jsonl`)], (s) => (out += s), () => {});
     assert.match(out, /system delta \(line 7, sys-2\): section resumable added — delegation-settled: delegation reviewer \/ del-3: review the parser settled \(Task at line 5\)/);
     assert.match(out, /re-billed vs #1: collapsed ~1516 tokens \(\$0\.00523\) at system 0 @5942 \[sent\]; mid-conversation ~0 tokens, tail only; kept in place saves ~1516 tokens/);
-    assert.match(out, /system deltas: 1 in 1 request\(s\); re-billed collapsed ~1516 tokens \(\$0\.00523\) vs mid-conversation ~0 tokens; sent collapsed; kept in place saves ~1516 tokens/);
+    assert.match(out, /system deltas: 1 in 1 request; re-billed collapsed ~1516 tokens \(\$0\.00523\) vs mid-conversation ~0 tokens; sent collapsed; kept in place saves ~1516 tokens/);
   });
 });

@@ -48,10 +48,10 @@ describe('Pi reader: bad-line diagnostics past 1,000 of a kind are counted into 
       d.slice(0, MAX_DIAGNOSTICS).map((x) => [x.line, x.severity, x.message]),
       Array.from({ length: MAX_DIAGNOSTICS }, (_, i) => [46 + i, 'error', ENTRY]),
     );
-    assert.deepEqual(d[MAX_DIAGNOSTICS], { file, line: 1046, severity: 'error', message: '1500 more bad line(s) not listed, lines 1046–2545 (the first 1000 of this file are)', counted: { lines: 1500, last: 2545 } });
+    assert.deepEqual(d[MAX_DIAGNOSTICS], { file, line: 1046, severity: 'error', message: '1500 more bad lines not listed, lines 1046–2545 (the first 1000 of this file are)', counted: { lines: 1500, last: 2545 } });
     const [s] = await openSessions(file);
     assert.equal(s.diagnostics.length, MAX_DIAGNOSTICS + 1);
-    assert.deepEqual(s.diagnostics[MAX_DIAGNOSTICS], { file, line: 1046, severity: 'error', message: '1500 more problem(s) in this file, lines 1046–2545, not listed one by one (the first 1000 diagnostics of the session are)' });
+    assert.deepEqual(s.diagnostics[MAX_DIAGNOSTICS], { file, line: 1046, severity: 'error', message: '1500 more problems in this file, lines 1046–2545, not listed one by one (the first 1000 diagnostics of the session are)' });
     assert.deepEqual(
       s.requests.map((r) => [r.source.line, r.usage?.cacheRead]),
       (await openSessions(FIXTURE))[0].requests.map((r) => [r.source.line, r.usage?.cacheRead]),
@@ -75,14 +75,14 @@ describe('Pi reader: bad-line diagnostics past 1,000 of a kind are counted into 
     assert.deepEqual(lines[0], { file, line: 46, severity: 'error', message: 'malformed JSON line skipped: Unexpected end of JSON input' });
     assert.deepEqual(entries[999], { file, line: 3045, severity: 'error', message: ENTRY });
     assert.deepEqual(links[999], { file, line: 3445, severity: 'warning', message: 'parentId nope not found; entry treated as a root (its context starts here)' });
-    assert.deepEqual(lines[1000], { file, line: 2646, severity: 'error', message: '600 more bad line(s) not listed, lines 2646–4045 (the first 1000 of this file are)', counted: { lines: 600, last: 4045 } });
-    assert.deepEqual(entries[1000], { file, line: 3046, severity: 'error', message: '600 more bad line(s) not listed, lines 3046–4445 (the first 1000 of this file are)', counted: { lines: 600, last: 4445 } });
-    assert.deepEqual(links[1000], { file, line: 3446, severity: 'warning', message: '600 more bad line(s) not listed, lines 3446–4845 (the first 1000 of this file are)', counted: { lines: 600, last: 4845 } });
+    assert.deepEqual(lines[1000], { file, line: 2646, severity: 'error', message: '600 more bad lines not listed, lines 2646–4045 (the first 1000 of this file are)', counted: { lines: 600, last: 4045 } });
+    assert.deepEqual(entries[1000], { file, line: 3046, severity: 'error', message: '600 more bad lines not listed, lines 3046–4445 (the first 1000 of this file are)', counted: { lines: 600, last: 4445 } });
+    assert.deepEqual(links[1000], { file, line: 3446, severity: 'warning', message: '600 more bad lines not listed, lines 3446–4845 (the first 1000 of this file are)', counted: { lines: 600, last: 4845 } });
     // Folded as the 4,800 built one by one were: the first 1,000 (the malformed lines), then 3,800 from line 446 on.
     const [s] = await openSessions(file);
     assert.deepEqual(s.diagnostics.slice(0, 1000), lines.slice(0, 1000));
     assert.deepEqual(s.diagnostics.slice(1000), [
-      { file, line: 446, severity: 'error', message: '3800 more problem(s) in this file, lines 446–4845, not listed one by one (the first 1000 diagnostics of the session are)' },
+      { file, line: 446, severity: 'error', message: '3800 more problems in this file, lines 446–4845, not listed one by one (the first 1000 diagnostics of the session are)' },
     ]);
   });
 
@@ -122,7 +122,7 @@ describe('Pi reader: bad-line diagnostics past 1,000 of a kind are counted into 
     assert.deepEqual(whole.withSummary(), [
       { file: 'f', line: 3, severity: 'warning', message: 'm3' },
       { file: 'f', line: 4, severity: 'info', message: 'm4' },
-      { file: 'f', line: 5, severity: 'error', message: '4 more bad line(s) not listed, lines 5–9 (the first 2 of this file are)', counted: { lines: 4, last: 9 } },
+      { file: 'f', line: 5, severity: 'error', message: '4 more bad lines not listed, lines 5–9 (the first 2 of this file are)', counted: { lines: 4, last: 9 } },
     ]);
   });
 });

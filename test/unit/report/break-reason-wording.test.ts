@@ -47,6 +47,6 @@ describe('the wording of a break', () => {
     const r = await runCli(['analyze', '--no-cache', 'test/fixtures/claude-code/claude/projects/-tmp-prefix-lens-cc-lab-project']);
     assert.equal(r.code, 0, r.err);
     assert.match(r.outLines.find((l) => l.startsWith('   9 '))!, / break +system 0 @47322 +\$0\.06628 history-rewritten: /);
-    assert.ok(r.outLines.includes('  totals: read 179286, write 68506, uncached 0, output 191 tokens; hit rate 72.4%; 1 break(s); re-billed ~19213 tokens ($0.06628)'), r.out);
+    assert.ok(r.outLines.includes('  totals: read 179286, write 68506, uncached 0, output 191 tokens; hit rate 72.4%; 1 break; re-billed ~19213 tokens ($0.06628)'), r.out);
   });
 });
