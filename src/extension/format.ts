@@ -4,8 +4,6 @@ import type { SessionSummary } from './summaryCache.js';
 import { plural } from '../plural.js';
 import { displayText } from '../sanitize.js';
 
-/** The one count wording (src/plural.ts); sessionsView.ts still imports it from here. */
-export { plural };
 
 /** `1234` → `1,234`. */
 export const tokens = (n: number): string => Math.round(n).toLocaleString('en-US');
