@@ -1,11 +1,13 @@
 /**
- * `prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context N]`
+ * `prefix-lens diff <path | --examples> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context N]`
  * — request N of a session beside request M (default: the request the analysis compared N with,
  * else the request sent before N) as a unified diff of their prefixes (src/report/requestText.ts: one section per
  * block under a header line, canonical bytes split after `\n` escapes), after one line with the
  * judge's verdict (when M is the request it compared N with) and where the prefixes first differ.
  * The path is anything `analyze` takes; when it holds several sessions (a folder, a Claude Code
  * session with its sub-agents), the session the path names itself is taken, or `--session`'s.
+ * `--examples` instead of a path: the bundled example sessions (each with its request bodies),
+ * one of which `--session` names.
  * N and M are request numbers as every report shows them (core/numbering.ts): `9` = the ninth
  * agent request in any evidence mode, `8.1` = the first side request (summary, title) after it.
  *
@@ -25,15 +27,22 @@ import { plural } from '../plural.js';
 import { safe } from '../sanitize.js';
 
 /** The options `diff` accepts (each is in DIFF_USAGE and the README; test/unit/cli/usage-flags.test.ts). */
-export const DIFF_OPTIONS = { session: { type: 'string' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+export const DIFF_OPTIONS = { session: { type: 'string' }, examples: { type: 'boolean' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
-export const DIFF_USAGE = 'usage: prefix-lens diff <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]';
+export const DIFF_USAGE = 'usage: prefix-lens diff <path | --examples> <N> [<M>] [--session ID] [--requests DIR | --captures DIR] [--context LINES]';
+
+/** One bundled example as examples/index.json lists it: a path, with its request bodies when recorded (absolute). */
+export interface ExampleInput {
+  path: string;
+  requests?: string;
+}
 
 /**
  * Runs `diff`. `argv`: the arguments after `diff`. Writes the diff with `out` (one call per line,
  * each passed through the CLI's terminal sanitizer by the caller) and errors with `err`.
+ * `examples` lists the bundled examples (`--examples`; main.ts reads examples/index.json).
  */
-export async function diffCommand(argv: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
+export async function diffCommand(argv: string[], out: (s: string) => void, err: (s: string) => void, examples: () => Promise<ExampleInput[]> = async () => []): Promise<number> {
   let args;
   try {
     args = parseArgs({
@@ -49,7 +58,9 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     out(DIFF_USAGE);
     return 0;
   }
-  const [path, n, m, ...extra] = args.positionals;
+  // --examples stands where the path would.
+  const fromExamples = args.values.examples === true;
+  const [path, n, m, ...extra] = fromExamples ? ['--examples', ...args.positionals] : args.positionals;
   // Digits only: Number() also takes "0x3", "1e3" and " 3 ", and rounds beyond 2^53.
   const count = (x: string | undefined) => (x !== undefined && /^\d+$/.test(x) && Number.isSafeInteger(Number(x)) ? Number(x) : NaN);
   const number = n === undefined ? null : parseRequestNumber(n);
@@ -62,6 +73,8 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
         ? `unexpected argument "${safe(extra[0])}"`
         : args.values.requests && args.values.captures
           ? '--captures and --requests exclude each other'
+          : fromExamples && args.values.requests
+            ? '--examples reads the bundled example sessions: it takes no --requests (they have their own request bodies)'
           : number === null || base === null
             ? `"${safe(number === null ? n : m!)}" is not a request number (agent requests 1, 2, …; side requests after #8: 8.1, 8.2, …)`
             : !Number.isInteger(context) || context < 0
@@ -76,8 +89,16 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   const saved = process.env.PREFIX_LENS_CAPTURE_DIRS;
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   let found: { sessions: Session[]; named: Set<string> };
+  const warn = (w: string) => err(`prefix-lens diff: warning: ${safe(w)}`);
   try {
-    found = await sessionsAt(path, args.values.requests, process.env, (w) => err(`prefix-lens diff: warning: ${safe(w)}`));
+    if (fromExamples) {
+      found = { sessions: [], named: new Set() };
+      for (const e of await examples()) {
+        const at = await sessionsAt(e.path, e.requests, process.env, warn);
+        found.sessions.push(...at.sessions);
+        for (const id of at.named) found.named.add(id);
+      }
+    } else found = await sessionsAt(path, args.values.requests, process.env, warn);
   } catch (e) {
     err(`prefix-lens diff: ${safe((e as Error).message)}`);
     return 2;
@@ -90,7 +111,8 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   if (candidates.length !== 1) {
     const all = (want ? candidates : found.sessions).map((x) => safe(x.id));
     const list = `${all.slice(0, 8).join(', ')}${all.length > 8 ? `, … (${all.length})` : ''}`;
-    err(`prefix-lens diff: ${!found.sessions.length ? `no session at ${safe(path)}` : want && !candidates.length ? `no session at ${safe(path)} has an id starting with "${safe(want)}" (${found.sessions.map((x) => safe(x.id)).slice(0, 8).join(', ')})` : `${plural(all.length, 'session')} at ${safe(path)}; name one with --session <id prefix>: ${list}`}`);
+    const at = fromExamples ? 'in the bundled examples' : `at ${safe(path)}`;
+    err(`prefix-lens diff: ${!found.sessions.length ? `no session ${at}` : want && !candidates.length ? `no session ${at} has an id starting with "${safe(want)}" (${found.sessions.map((x) => safe(x.id)).slice(0, 8).join(', ')})` : `${plural(all.length, 'session')} ${at}; name one with --session <id prefix>: ${list}`}`);
     return 2;
   }
   const s = candidates[0];

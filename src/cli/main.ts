@@ -15,17 +15,18 @@ import { continueFromCache, dropTail, saveTail, type TailBody } from '../cache/t
 import { pruneCache } from '../cache/prune.js';
 import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
-import { noSessionText, resolveArg, type SessionRef } from '../hosts/registry.js';
+import { defaultFolders, discoverSessions, noSessionText, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
-import { diffCommand } from './diff.js';
+import { diffCommand, type ExampleInput } from './diff.js';
 import { htmlTargetProblem } from './htmlTarget.js';
 import { watchSessions } from './watch.js';
 import { releaseBetweenSessions, type NextSession } from '../memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
 import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
+import { plural } from '../plural.js';
 import { LEGEND, renderSession, safe, usd } from './text.js';
 import { gateText, parseGate, passReason, type Gate } from './gate.js';
 import { CAUSE_KINDS } from '../core/classify.js';
@@ -47,9 +48,9 @@ function causeLines(): string {
 
 /** `prefix-lens --help`: every command with every option it takes, what they do, the exit codes. */
 export const USAGE = `usage:
-  prefix-lens analyze [path…] [--requests DIR | --captures DIR…] [--json] [--html FILE] [--no-cache] [--watch]
-  prefix-lens check   [path…] [--requests DIR | --captures DIR…] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE…]
-  prefix-lens diff    <path> <N> [<M>] [--session ID] [--requests DIR | --captures DIR…] [--context LINES]
+  prefix-lens analyze [path… | --examples] [--requests DIR | --captures DIR…] [--json] [--html FILE] [--no-cache] [--watch]
+  prefix-lens check   [path… | --examples] [--requests DIR | --captures DIR…] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE…]
+  prefix-lens diff    <path | --examples> <N> [<M>] [--session ID] [--requests DIR | --captures DIR…] [--context LINES]
   prefix-lens fleet   [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL…] [--out DIR] [--max-mb N] [--quiet]
 (… = repeatable; <command> --help for diff, fleet and capture: capture's says how to point each host at it)
@@ -67,18 +68,21 @@ nothing passes; 0 = every break fails), cost at least --min-usd X dollars when g
 prices are not let through), and has a cause besides those named by --ignore CAUSE (or a
 comma-separated list):
 ${causeLines()}.
-diff: request N beside M (default: the one it was compared with) as a unified diff of the prefixes.
+diff: request N beside M (default: the one it was compared with) as a unified diff of the prefixes
+(--examples: of one of the bundled example sessions, named by --session).
 
 path: a Pi, Claude Code, Codex or PI-Desktop session (.jsonl), an OpenCode data dir or opencode.db,
 a DSH home ($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) for BotHarness, a
 PI-Desktop data dir ($PI_DESKTOP_DATA_DIR, ~/.pi-desktop), a folder of captured request bodies
 (*.body.json), or any folder with sessions below it (e.g. ~/.claude, ~/.codex, Pi's agent dir);
 pi:, claude:, codex:, pidesktop:, botharness:<id prefix> (alone = that host's newest session),
-opencode:<id prefix> (alone = every session). No path: the bundled example sessions.
+opencode:<id prefix> (alone = every session). No path: every session of every host in its default
+folders (where host: looks: ~/.claude, ~/.codex, ~/.pi/agent…, or where the hosts' variables say),
+newest first; --requests and --watch need a path. --examples: the bundled example sessions.
 
 Exit codes: 0 done (check: no break failed the gate); 1 check: a break failed the gate (diff: no
-request N or M); 2 usage error, or no input could be read (check: any input could not be read or
-held no session).`;
+request N or M); 2 usage error, or no input could be read (no path: no session in the default
+folders; check: any input could not be read or held no session).`;
 
 /**
  * What a usage error prints after saying what was wrong: the commands' synopsis (USAGE's first
@@ -93,18 +97,13 @@ export const REPORT_OPTIONS = {
   requests: { type: 'string', commands: ['analyze', 'check'] },
   captures: { type: 'string', multiple: true, commands: ['analyze', 'check'] },
   'no-cache': { type: 'boolean', commands: ['analyze', 'check'] },
+  examples: { type: 'boolean', commands: ['analyze', 'check'] },
   watch: { type: 'boolean', commands: ['analyze'] },
   'min-tokens': { type: 'string', commands: ['check'] },
   'min-usd': { type: 'string', commands: ['check'] },
   ignore: { type: 'string', multiple: true, commands: ['check'] },
   help: { type: 'boolean', short: 'h', commands: ['analyze', 'check'] },
 } as const;
-
-/** Bundled examples, listed in examples/index.json relative to the package root. */
-interface Example {
-  path: string;
-  requests?: string;
-}
 
 /** The package root: the nearest folder above this module that has examples/index.json. */
 export function packageRoot(from: string = __dirname): string {
@@ -114,27 +113,48 @@ export function packageRoot(from: string = __dirname): string {
   }
 }
 
-async function examples(root: string): Promise<Example[]> {
-  const list = JSON.parse(await readFile(resolve(root, 'examples/index.json'), 'utf8')) as { examples: Example[] };
+/** The bundled examples (`--examples`): examples/index.json's list, its paths relative to the package root made absolute. */
+async function examples(root: string): Promise<ExampleInput[]> {
+  const list = JSON.parse(await readFile(resolve(root, 'examples/index.json'), 'utf8')) as { examples: ExampleInput[] };
   return list.examples.map((e) => ({ path: resolve(root, e.path), requests: e.requests && resolve(root, e.requests) }));
 }
 
-/** The inputs of a run: the paths given (made absolute, duplicates dropped), or the bundled examples. */
-async function inputsOf(paths: string[], requestsDir: string | undefined, root: string): Promise<Input[]> {
+/** The inputs of the paths given: made absolute, duplicates dropped, each with `requestsDir`. */
+function pathInputs(paths: string[], requestsDir: string | undefined): Input[] {
   // `host:<id>` names a session, not a path; only paths are made absolute for de-duplication.
-  const unique = [...new Set(paths.map((p) => (/^[a-z][a-z0-9-]+:/i.test(p) ? p : resolve(p))))];
-  return paths.length ? unique.map((p) => ({ path: p, requests: requestsDir })) : examples(root);
+  return [...new Set(paths.map((p) => (/^[a-z][a-z0-9-]+:/i.test(p) ? p : resolve(p))))].map((p) => ({ path: p, requests: requestsDir }));
 }
 
 /**
  * Reads and analyzes the inputs into the version-1 report, all in memory (library use; the CLI
- * streams with `sessionReports`). Unreadable inputs go to `errors`.
+ * streams with `sessionReports`): the paths given, or with none the bundled examples (not the
+ * hosts' default folders, which the CLI reads when given no path). Unreadable inputs go to `errors`.
  */
 export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
   const errors: string[] = [];
   const sessions: SessionReport[] = [];
-  for await (const s of sessionReports(await inputsOf(paths, requestsDir, root), { env: process.env, onError: (e) => errors.push(e) })) sessions.push(s);
+  const inputs = paths.length ? pathInputs(paths, requestsDir) : await examples(root);
+  for await (const s of sessionReports(inputs, { env: process.env, onError: (e) => errors.push(e) })) sessions.push(s);
   return { report: { version: 1, sessions }, errors };
+}
+
+
+/**
+ * What `command` with no path says when the hosts' default folders hold no session (exit 2): the
+ * folders looked in, per host with the variables that move them, and the two ways on (name
+ * the sessions, or read the bundled examples).
+ */
+function noDefaultSessionsText(command: string, env: NodeJS.ProcessEnv, home: string): string {
+  const hosts = defaultFolders({ env, home }).map(({ label, folders, locatedBy }) => {
+    const vars = locatedBy.length ? ` (${locatedBy.join(', ')} set${locatedBy.length === 1 ? 's' : ''} where to look)` : '';
+    return `  ${label}: ${folders.map(safe).join(', ')}${vars}`;
+  });
+  return [
+    "prefix-lens: no sessions found in the hosts' default folders:",
+    ...hosts,
+    `To read other sessions, name them: prefix-lens ${command} <path | host:id>…`,
+    `To read the bundled example sessions: prefix-lens ${command} --examples`,
+  ].join('\n');
 }
 
 /** Where a request is, for messages: `file:line`, or `file (row)` for database rows (untrusted: pass through `safe`). */
@@ -207,7 +227,7 @@ function htmlFile(file: string, assets: ReturnType<typeof loadWebviewAssets>, ou
       } catch (e) {
         return fail(e);
       }
-      if (file !== '-') err(`prefix-lens: wrote the timeline of ${sessions} session(s), ${requests} request(s) to ${safe(resolve(file))}`);
+      if (file !== '-') err(`prefix-lens: wrote the timeline of ${plural(sessions, 'session')}, ${plural(requests, 'request')} to ${safe(resolve(file))}`);
       return true;
     },
   };
@@ -255,7 +275,7 @@ export async function main(
   if (command === 'fleet') return fleetCommand(rest, out, { err });
   if (command === 'capture') return captureCommand(rest, out, err);
   if (command === 'diff') {
-    const code = await diffCommand(rest, out, err);
+    const code = await diffCommand(rest, out, err, () => examples(root));
     await drained();
     return code;
   }
@@ -295,6 +315,18 @@ export async function main(
     err(`prefix-lens: --captures and --requests exclude each other (--requests names the bodies itself)\n${USAGE_HINT}`);
     return 2;
   }
+  if (args.values.examples && (args.positionals.length || args.values.requests)) {
+    const beside = args.positionals.length ? `no path (${safe(args.positionals[0])})` : 'no --requests (they have their own request bodies)';
+    err(`prefix-lens: --examples reads the bundled example sessions: it takes ${beside}\n${USAGE_HINT}`);
+    return 2;
+  }
+  // No path: every session in the hosts' default folders. Bodies belong to the sessions they were
+  // sent for, and a watch holds each session it follows in memory: both need the sessions named.
+  const none = !args.values.examples && !args.positionals.length;
+  if (none && (args.values.requests || args.values.watch)) {
+    err(`prefix-lens: --${args.values.requests ? 'requests' : 'watch'} needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), or --examples\n${USAGE_HINT}`);
+    return 2;
+  }
   // The capture roots reach every reader (and worker thread) through the environment.
   const savedCaptureDirs = process.env.PREFIX_LENS_CAPTURE_DIRS;
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
@@ -307,7 +339,7 @@ export async function main(
 }
 
 type Args = {
-  values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; watch?: boolean; 'min-tokens'?: string; 'min-usd'?: string; ignore?: string[] };
+  values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; examples?: boolean; watch?: boolean; 'min-tokens'?: string; 'min-usd'?: string; ignore?: string[] };
   positionals: string[];
 };
 
@@ -328,7 +360,6 @@ async function run(
     err(`prefix-lens: ${safe(gate)}\n${USAGE_HINT}`);
     return 2;
   }
-  let html: HtmlFile | null = null;
   if (args.values.html !== undefined) {
     if (args.values.html === '-' && args.values.json) {
       err(`prefix-lens: --json and --html - both write to stdout; give --html a file\n${USAGE_HINT}`);
@@ -339,6 +370,37 @@ async function run(
       err(`prefix-lens: --html ${safe(args.values.html)}: ${target}`);
       return 2;
     }
+  }
+  if (args.values.watch && (args.values.html !== undefined || args.values.requests)) {
+    err(`prefix-lens: --watch is an option of analyze, without --html or --requests\n${USAGE_HINT}`);
+    return 2;
+  }
+  // What a folder walk left out (too deep): said on stderr, the rest still read; such a run is not
+  // answered by the warm entry next time (it would not say it again).
+  let warned = false;
+  const onWarning = (w: string) => {
+    warned = true;
+    err(`prefix-lens: warning: ${safe(w)}`);
+  };
+  let inputs: Input[];
+  if (args.values.examples) inputs = await examples(root);
+  else if (args.positionals.length) inputs = pathInputs(args.positionals, args.values.requests);
+  else {
+    // No path: every session of every host in its default folders, newest first (the discovery
+    // the extension's Sessions view makes, without its folder settings).
+    // $HOME as process.env says (homedir() reads the C environment, which an in-process caller
+    // that replaced process.env does not change; the OpenCode locator reads env.HOME too).
+    const home = process.env.HOME || homedir();
+    const refs = await discoverSessions({ env: process.env, home, onWarning });
+    if (!refs.length) {
+      err(noDefaultSessionsText(command, process.env, home));
+      return 2;
+    }
+    inputs = [{ refs }];
+  }
+  // Created once the inputs are known: a run that finds nothing leaves no empty report behind.
+  let html: HtmlFile | null = null;
+  if (args.values.html !== undefined) {
     try {
       html = htmlFile(args.values.html, loadWebviewAssets(resolve(root, 'dist')), out, err);
     } catch (e) {
@@ -346,14 +408,13 @@ async function run(
       return 2;
     }
   }
-  const inputs = await inputsOf(args.positionals, args.values.requests, root);
   if (args.values.watch) {
-    if (args.values.html !== undefined || args.values.requests) {
-      err(`prefix-lens: --watch is an option of analyze, without --html or --requests\n${USAGE_HINT}`);
-      return 2;
-    }
     const refs: SessionRef[] = [];
     for (const input of inputs) {
+      if ('refs' in input) {
+        refs.push(...input.refs);
+        continue;
+      }
       try {
         const found = await resolveArg(input.path, { env: process.env, home: homedir(), onWarning: (w) => err(`prefix-lens: warning: ${safe(w)}`) });
         const none = found.length ? null : await noSessionText(input.path, { env: process.env, home: homedir() });
@@ -394,13 +455,6 @@ async function run(
   const onError = (e: string) => {
     errors++;
     err(`prefix-lens: ${safe(e)}`);
-  };
-  // What a folder walk left out (too deep): said on stderr, the rest still read; such a run is not
-  // answered by the warm entry next time (it would not say it again).
-  let warned = false;
-  const onWarning = (w: string) => {
-    warned = true;
-    err(`prefix-lens: warning: ${safe(w)}`);
   };
   // One session at a time: read, analyzed, written and released (memory follows the largest one).
   // Results are cached per session file ($XDG_CACHE_HOME/prefix-lens); --no-cache reads everything.
@@ -521,14 +575,16 @@ async function run(
     // A gate must not pass on input it could not read.
     for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
     if (errors || bad.length) {
-      err(`prefix-lens: ${errors + bad.length} input(s) could not be read or held no session`);
+      err(`prefix-lens: ${plural(errors + bad.length, 'input')} could not be read or held no session`);
       return 2;
     }
     for (const b of breaks) out(b.line);
     const fails = breaks.filter((b) => b.fails).length;
     const passed = breaks.length - fails;
-    if (fails) out(`${fails} request(s) break the cache${passed ? `; ${passed} more break(s) pass the gate (${gateText(gate)})` : ''}`);
-    else out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${count} session(s); ${passed} break(s) pass it` : `no cache breaks in ${count} session(s)`);
+    // The verb agrees with its count: "1 request breaks", "2 requests break".
+    const pass = passed === 1 ? 'passes' : 'pass';
+    if (fails) out(`${plural(fails, 'request')} ${fails === 1 ? 'breaks' : 'break'} the cache${passed ? `; ${passed} more ${passed === 1 ? 'break' : 'breaks'} ${pass} the gate (${gateText(gate)})` : ''}`);
+    else out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${plural(count, 'session')}; ${plural(passed, 'break')} ${pass} it` : `no cache breaks in ${plural(count, 'session')}`);
     return fails ? 1 : 0;
   }
   if (html && !(await html.end(count))) return 2;

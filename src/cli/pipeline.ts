@@ -15,11 +15,12 @@ import { analyzeRefUncached } from '../cache/results.js';
 import { releaseBetweenSessions, type NextSession } from '../memory.js';
 import { ByteBudget, refBytes } from './budget.js';
 
-/** One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode). */
-export interface Input {
-  path: string;
-  requests?: string;
-}
+/**
+ * One CLI input: a path or `host:id`, with the captured bodies to match against it (wire mode);
+ * or sessions discovery already found (`refs`: the hosts' default folders, when no path is given),
+ * analyzed in their order.
+ */
+export type Input = { path: string; requests?: string } | { refs: SessionRef[] };
 
 /** Options of `sessionReports`. */
 export interface PipelineOptions {
@@ -129,19 +130,22 @@ export async function* refResults(inputs: Input[], opts: RefPipelineOptions): As
   try {
     for (const input of inputs) {
       let refs: SessionRef[];
-      try {
-        if (input.requests) {
-          // Found as without --requests (any host, at any depth below a folder), each read with the bodies.
-          const { sessions } = await sessionsAt(input.path, input.requests, opts.env, opts.onWarning);
-          yield { ref: null, reports: sessions.map(reportOf) };
+      if ('refs' in input) refs = input.refs;
+      else {
+        try {
+          if (input.requests) {
+            // Found as without --requests (any host, at any depth below a folder), each read with the bodies.
+            const { sessions } = await sessionsAt(input.path, input.requests, opts.env, opts.onWarning);
+            yield { ref: null, reports: sessions.map(reportOf) };
+            continue;
+          }
+          refs = await resolveArg(input.path, { env: opts.env, home: homedir(), onWarning: opts.onWarning });
+          // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
+          if (!refs.length) yield { ref: null, reports: (await openSessions(input.path, { env: opts.env })).map(reportOf) };
+        } catch (e) {
+          opts.onError((e as Error).message);
           continue;
         }
-        refs = await resolveArg(input.path, { env: opts.env, home: homedir(), onWarning: opts.onWarning });
-        // Nothing recognized: the direct reader says why (or reads what it can, with diagnostics).
-        if (!refs.length) yield { ref: null, reports: (await openSessions(input.path, { env: opts.env })).map(reportOf) };
-      } catch (e) {
-        opts.onError((e as Error).message);
-        continue;
       }
       const todo = refs.filter((r) => !seen.has(r.key) && seen.add(r.key));
       const bytes = refBytes(todo);

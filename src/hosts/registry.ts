@@ -427,6 +427,17 @@ export async function discoverSessions(opts: DiscoverOptions): Promise<SessionRe
   return newestFirst(all.flat().filter((r) => !seen.has(r.key) && seen.add(r.key)));
 }
 
+/**
+ * The folders discoverSessions looks in without `opts.paths` (each host's default locations for
+ * `opts.env` and `opts.home`, HostEntry.watchRoots), with the variables that move them: one entry
+ * per host that has default folders (captured requests have none), in HOSTS order. For saying
+ * where nothing was found.
+ */
+export function defaultFolders(opts: DiscoverOptions): Array<{ label: string; folders: string[]; locatedBy: readonly string[] }> {
+  const defaults: DiscoverOptions = { env: opts.env, home: opts.home };
+  return HOSTS.map((h) => ({ label: h.label, folders: h.watchRoots(defaults), locatedBy: h.locatedBy ?? [] })).filter((f) => f.folders.length > 0);
+}
+
 
 /**
  * The folders to watch when `opts.paths` ADD to each host's default locations (the extension's

@@ -50,7 +50,7 @@ describe('timeline report in Chromium (recorded sessions)', function () {
     examples = join(dir, 'examples.html');
     const a = await cli(['analyze', PI_MAIN_DIR, '--requests', PI_MAIN_REQUESTS, '--html', piMain]);
     assert.equal(a.code, 0, a.err);
-    const b = await cli(['analyze', '--html', examples, '--json']);
+    const b = await cli(['analyze', '--examples', '--html', examples, '--json']);
     assert.equal(b.code, 0, b.err);
     report = JSON.parse(b.out) as Report;
     browser = await launch();

@@ -28,7 +28,7 @@ describe('check names the diagnostics of a session it read with damage', () => {
       `${file}:34: request #9 breaks the cache (history-rewritten): ~0 tokens re-billed, $0`,
       `${file}:39: request #10 breaks the cache (history-rewritten): ~0 tokens re-billed, $0`,
       `${file}:46: request #13 breaks the cache (history-rewritten): ~0 tokens re-billed, $0`,
-      '3 request(s) break the cache',
+      '3 requests break the cache',
     ]);
   });
 
@@ -43,7 +43,7 @@ describe('check names the diagnostics of a session it read with damage', () => {
         const r = await runCli(['check', file, '--min-tokens', '0', ...args]);
         assert.equal(r.code, 1);
         assert.match(r.err, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:45: truncated last line \\(no newline at end of file; the host may still be writing it\\)`));
-        assert.equal(r.out.trim().split('\n').at(-1), '2 request(s) break the cache');
+        assert.equal(r.out.trim().split('\n').at(-1), '2 requests break the cache');
       }
     } finally {
       if (saved === undefined) delete process.env.XDG_CACHE_HOME;

@@ -33,7 +33,7 @@ describe('check: what fails the gate', () => {
         main(9, 33, '; passes: under --min-tokens 1'),
         main(10, 38, '; passes: under --min-tokens 1'),
         main(13, 45, '; passes: under --min-tokens 1'),
-        'no cache breaks past the gate (re-billed ≥ 1 token) in 1 session(s); 3 break(s) pass it',
+        'no cache breaks past the gate (re-billed ≥ 1 token) in 1 session; 3 breaks pass it',
       ],
       err: '',
     });
@@ -42,25 +42,25 @@ describe('check: what fails the gate', () => {
   it('--min-tokens 0: every break fails, as check did before (exit 1)', async () => {
     assert.deepEqual(await check(PI_MAIN, '--requests', 'test/fixtures/pi/main/requests', '--min-tokens', '0'), {
       code: 1,
-      out: [main(9, 33, ''), main(10, 38, ''), main(13, 45, ''), '3 request(s) break the cache'],
+      out: [main(9, 33, ''), main(10, 38, ''), main(13, 45, ''), '3 requests break the cache'],
       err: '',
     });
   });
 
   it('pi/long #4 re-billed ~1616 tokens ($0.00558): fails by default; passes under --min-usd 0.01, --min-tokens 2000 or --ignore system-changed', async () => {
-    assert.deepEqual(await check(PI_LONG), { code: 1, out: [LONG_4, '1 request(s) break the cache'], err: '' });
+    assert.deepEqual(await check(PI_LONG), { code: 1, out: [LONG_4, '1 request breaks the cache'], err: '' });
     assert.deepEqual(await check(PI_LONG, '--min-usd', '0.01'), {
       code: 0,
-      out: [`${LONG_4}; passes: under --min-usd 0.01`, 'no cache breaks past the gate (re-billed ≥ 1 token, cost ≥ $0.01) in 1 session(s); 1 break(s) pass it'],
+      out: [`${LONG_4}; passes: under --min-usd 0.01`, 'no cache breaks past the gate (re-billed ≥ 1 token, cost ≥ $0.01) in 1 session; 1 break passes it'],
       err: '',
     });
     assert.deepEqual((await check(PI_LONG, '--min-usd', '$0.005')).code, 1);
     assert.deepEqual(await check(PI_LONG, '--min-tokens', '2000'), {
       code: 0,
-      out: [`${LONG_4}; passes: under --min-tokens 2000`, 'no cache breaks past the gate (re-billed ≥ 2000 tokens) in 1 session(s); 1 break(s) pass it'],
+      out: [`${LONG_4}; passes: under --min-tokens 2000`, 'no cache breaks past the gate (re-billed ≥ 2000 tokens) in 1 session; 1 break passes it'],
       err: '',
     });
-    assert.deepEqual((await check(PI_LONG, '--ignore', 'system-changed')).out, [`${LONG_4}; passes: system-changed ignored`, 'no cache breaks past the gate (re-billed ≥ 1 token, system-changed ignored) in 1 session(s); 1 break(s) pass it']);
+    assert.deepEqual((await check(PI_LONG, '--ignore', 'system-changed')).out, [`${LONG_4}; passes: system-changed ignored`, 'no cache breaks past the gate (re-billed ≥ 1 token, system-changed ignored) in 1 session; 1 break passes it']);
   });
 
   it('opencode (wire): a break passes --ignore only when every cause is ignored (#4: system-changed and phux-context-in-head)', async () => {
@@ -68,13 +68,13 @@ describe('check: what fails the gate', () => {
     const oc7 = `${OC}/opencode.db (message:msg_230ef277f001UmKX4h3S2f9iNf): opencode session ses_dcf12063affe59b8qPYo2NJTOV request #7 breaks the cache (history-rewritten): ~128 tokens re-billed, $0.00003`;
     const one = await check(OC, '--requests', 'test/fixtures/opencode/requests', '--ignore', 'system-changed');
     assert.equal(one.code, 1);
-    assert.deepEqual(one.out.filter((l) => !l.includes('~0 tokens')), [oc7, oc4, '2 request(s) break the cache; 2 more break(s) pass the gate (re-billed ≥ 1 token, system-changed ignored)']);
+    assert.deepEqual(one.out.filter((l) => !l.includes('~0 tokens')), [oc7, oc4, '2 requests break the cache; 2 more breaks pass the gate (re-billed ≥ 1 token, system-changed ignored)']);
     const both = await check(OC, '--requests', 'test/fixtures/opencode/requests', '--ignore', 'system-changed,phux-context-in-head', '--ignore', 'history-rewritten');
     assert.equal(both.code, 0);
     assert.deepEqual(both.out.filter((l) => !l.includes('~0 tokens')), [
       `${oc7}; passes: history-rewritten ignored`,
       `${oc4}; passes: system-changed, phux-context-in-head ignored`,
-      'no cache breaks past the gate (re-billed ≥ 1 token, system-changed, phux-context-in-head, history-rewritten ignored) in 6 session(s); 4 break(s) pass it',
+      'no cache breaks past the gate (re-billed ≥ 1 token, system-changed, phux-context-in-head, history-rewritten ignored) in 6 sessions; 4 breaks pass it',
     ]);
   });
 

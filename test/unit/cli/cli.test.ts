@@ -15,8 +15,8 @@ const PI_MAIN = 'test/fixtures/pi/main/agent/sessions/--home-user-pi-lab-main-pr
 const run = runCli;
 
 describe('prefix-lens CLI', () => {
-  it('analyze --json with no path reports the bundled examples (Pi main in wire mode first)', async () => {
-    const { code, out } = await run(['analyze', '--json']);
+  it('analyze --json --examples reports the bundled examples (Pi main in wire mode first)', async () => {
+    const { code, out } = await run(['analyze', '--json', '--examples']);
     assert.equal(code, 0);
     const report = JSON.parse(out) as Report;
     assert.equal(report.version, 1);
@@ -36,7 +36,7 @@ describe('prefix-lens CLI', () => {
   });
 
   it('analyze prints one row per request with hash, verdict, break and cause', async () => {
-    const { code, out } = await run(['analyze']);
+    const { code, out } = await run(['analyze', '--examples']);
     assert.equal(code, 0);
     // The compaction request is agent request #9 (after the two summary requests #8.1 and #8.2).
     const row = out.split('\n').find((l) => /^\s+9 /.test(l))!;
@@ -49,7 +49,7 @@ describe('prefix-lens CLI', () => {
     const { code, out } = await run(['check', LONG, '--requests', 'test/fixtures/pi/long/requests']);
     assert.equal(code, 1);
     assert.match(out, /\.jsonl:11: pi session 01a230ec-991a-7497-9a50-b9f4f6517541 request #4 breaks the cache \(system-changed\)/);
-    assert.match(out, /1 request\(s\) break the cache$/);
+    assert.match(out, /1 request breaks the cache$/);
   });
 
   it('check prints a file name with control characters made visible', async () => {
@@ -90,13 +90,13 @@ describe('prefix-lens CLI', () => {
     const r = await run(['check', file]);
     assert.equal(r.code, 2);
     assert.match(r.err, /garbage\.jsonl:1: /);
-    assert.match(r.err, /1 input\(s\) could not be read or held no session/);
+    assert.match(r.err, /1 input could not be read or held no session/);
     assert.equal((await run(['analyze', file])).code, 2);
   });
 
   it('a closed pipe ends the output quietly', async () => {
     const { execa } = await import('execa'); // ESM-only package
-    const r = await execa('sh', ['-c', 'node dist/cli.js analyze | head -1'], { reject: false });
+    const r = await execa('sh', ['-c', 'node dist/cli.js analyze --examples | head -1'], { reject: false });
     assert.equal(r.stdout.split('\n').length, 1);
     assert.equal(r.stderr, '');
   });
@@ -144,11 +144,11 @@ describe('prefix-lens CLI', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prefix-lens-cli-'));
     try {
       const file = join(dir, 'report.html');
-      const { code, err } = await run(['analyze', '--html', file]);
+      const { code, err } = await run(['analyze', '--examples', '--html', file]);
       assert.equal(code, 0, err);
-      assert.match(err, /wrote the timeline of 11 session\(s\), 85 request\(s\) to .*report\.html/);
+      assert.match(err, /wrote the timeline of 11 sessions, 85 requests to .*report\.html/);
       const html = readFileSync(file, 'utf8');
-      const json = JSON.parse((await run(['analyze', '--json'])).out) as Report;
+      const json = JSON.parse((await run(['analyze', '--examples', '--json'])).out) as Report;
       const data = html.match(/<script type="application\/json" id="prefix-lens-report">([^]*?)<\/script>/)![1];
       assert.deepEqual(JSON.parse(data), json);
       assert.doesNotMatch(data, /</, 'every < of the data is escaped');
@@ -206,9 +206,9 @@ describe('prefix-lens CLI', () => {
     assert.match(bad.err, /--html \/nonexistent-dir\/x\.html: ENOENT/);
   });
 
-  it('the built bin runs: node dist/cli.js analyze --json', async () => {
+  it('the built bin runs: node dist/cli.js analyze --json --examples', async () => {
     const { execa } = await import('execa'); // ESM-only package
-    const r = await execa('node', ['dist/cli.js', 'analyze', '--json'], { reject: false });
+    const r = await execa('node', ['dist/cli.js', 'analyze', '--json', '--examples'], { reject: false });
     assert.equal(r.exitCode, 0, r.stderr);
     const report = JSON.parse(r.stdout) as Report;
     assert.equal(report.sessions[0].requests.length, 16);

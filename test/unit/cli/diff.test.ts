@@ -47,7 +47,7 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     for (const args of [['diff'], ['diff', PI_MAIN], ['diff', PI_MAIN, '0'], ['diff', PI_MAIN, 'x'], ['diff', PI_MAIN, '3', '2', '1'], ['diff', PI_MAIN, '3', '--context', '-1'], ['diff', PI_MAIN, '3', '3'], ['diff', PI_MAIN, '0x3'], ['diff', PI_MAIN, '1e1'], ['diff', PI_MAIN, ' 3'], ['diff', PI_MAIN, '3.0'], ['diff', PI_MAIN, '99999999999999999999'], ['diff', PI_MAIN, '3', '--context', '0x2']]) {
       const r = await run(args);
       assert.equal(r.code, 2, args.join(' '));
-      assert.match(r.err, /usage: prefix-lens diff <path> <N>/);
+      assert.match(r.err, /usage: prefix-lens diff <path \| --examples> <N>/);
     }
     // A file that holds no session says why, with file and line.
     const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
@@ -73,6 +73,16 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out[0], 'pi lab session: #8 ↔ #9 · verdict break (history-rewritten) · first difference in block 6 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 6,146');
     assert.deepEqual(r.out.slice(1, 3), ['--- request #8', '+++ request #9']);
+  });
+
+  it('--examples instead of the path: the bundled example --session names (with its recorded bodies); without --session the choice, with --requests a usage error', async () => {
+    const r = await run(['diff', '--examples', '9', '--session', '01a230ec-9a4e']);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out[0], 'pi lab session: #8 ↔ #9 · verdict break (history-rewritten) · first difference in block 6 (messages · messages[0].content[0].text), byte 49 of the block, prefix byte 6,146');
+    const unnamed = await run(['diff', '--examples', '9']);
+    assert.deepEqual([unnamed.code, unnamed.err], [2, EXAMPLES_CHOICE]);
+    const bodies = await run(['diff', '--examples', '9', '--session', '01a230ec-9a4e', '--requests', 'test/fixtures/pi/main/requests']);
+    assert.deepEqual([bodies.code, bodies.err.split('\n')[0]], [2, 'prefix-lens diff: --examples reads the bundled example sessions: it takes no --requests (they have their own request bodies)']);
   });
 
   it('side requests by their number (8.1 = the first summary request after #8): beside the one sent before, or a named one; only with the bodies', async () => {
@@ -113,3 +123,6 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     assert.match(none.err, /has an id starting with "zz" \(8aa2b6b2-f6a6-44e7-865a-838c950a6fc6, aa4455826cc83258f\)$/);
   });
 });
+
+/** `diff --examples 9` without --session: every example session is one the examples name (the first 8 listed). */
+const EXAMPLES_CHOICE = 'prefix-lens diff: 11 sessions in the bundled examples; name one with --session <id prefix>: 01a230ec-9a4e-7417-8af1-68d34234bdc8, 01a230ec-991a-7497-9a50-b9f4f6517541, ses_dcf12ad33ffeT01cYx7vI2BFm7, ses_dcf1247e0ffeCgywanUhom13B7, ses_dcf121370ffeVlzS73yoNupUUO, ses_dcf12063affe59b8qPYo2NJTOV, ses_dcf11ac77ffefsqoAY3L11jvVW, ses_dcf113f82ffe0AQvhG5Km2IW6u, … (11)';

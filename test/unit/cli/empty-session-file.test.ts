@@ -41,7 +41,7 @@ describe('an empty session file given as a path', () => {
 
       const check = await runCli(['check', file, '--no-cache']);
       assert.equal(check.code, 2);
-      assert.deepEqual(check.err.split('\n'), [`${file}:1: ${MESSAGE}`, 'prefix-lens: 1 input(s) could not be read or held no session']);
+      assert.deepEqual(check.err.split('\n'), [`${file}:1: ${MESSAGE}`, 'prefix-lens: 1 input could not be read or held no session']);
     });
   }
 

@@ -66,7 +66,7 @@ describe('a host:prefix argument that matches no session', () => {
       assert.deepEqual(JSON.parse(json.out) as Report, { version: 1, sessions: [] });
       assert.equal(json.err, expected);
       const check = await runCli(['check', arg, '--no-cache']);
-      assert.deepEqual([check.code, check.err], [2, `${expected}\nprefix-lens: 1 input(s) could not be read or held no session`]);
+      assert.deepEqual([check.code, check.err], [2, `${expected}\nprefix-lens: 1 input could not be read or held no session`]);
     });
   }
 

@@ -21,7 +21,7 @@ describe('analyze --html FILE instead of the text report', () => {
   it('a recorded session: nothing on stdout, one line on stderr, the report in the file (exit 0)', async () => {
     const file = join(dir, 'long.html');
     const r = await runCli(['analyze', '--no-cache', '--html', file, PI_LONG]);
-    assert.deepEqual([r.code, r.out, r.err], [0, '', `prefix-lens: wrote the timeline of 1 session(s), 8 request(s) to ${file}`]);
+    assert.deepEqual([r.code, r.out, r.err], [0, '', `prefix-lens: wrote the timeline of 1 session, 8 requests to ${file}`]);
     assert.match(readFileSync(file, 'utf8'), /^<!DOCTYPE html>/);
   });
 
@@ -35,7 +35,7 @@ describe('analyze --html FILE instead of the text report', () => {
     assert.deepEqual(r.err.split('\n'), [
       `${bad}:1: malformed JSON line skipped: Unexpected token 'g', "garbage" is not valid JSON`,
       `${bad}:1: first line is not a Pi session header ({"type":"session",…}); Pi would treat the file as invalid. Reading the entries anyway, session id from the file name: x`,
-      `prefix-lens: wrote the timeline of 2 session(s), 8 request(s) to ${file}`,
+      `prefix-lens: wrote the timeline of 2 sessions, 8 requests to ${file}`,
     ]);
     // Alone, the unreadable file is still exit 2, as without --html.
     assert.equal((await runCli(['analyze', '--no-cache', '--html', join(dir, 'bad.html'), bad])).code, 2);
@@ -46,6 +46,6 @@ describe('analyze --html FILE instead of the text report', () => {
     const r = await runCli(['analyze', '--no-cache', '--json', '--html', file, PI_LONG]);
     assert.equal(r.code, 0);
     assert.deepEqual((JSON.parse(r.out) as Report).sessions.map((s) => [s.id, s.requests.length]), [['01a230ec-991a-7497-9a50-b9f4f6517541', 8]]);
-    assert.equal(r.err, `prefix-lens: wrote the timeline of 1 session(s), 8 request(s) to ${file}`);
+    assert.equal(r.err, `prefix-lens: wrote the timeline of 1 session, 8 requests to ${file}`);
   });
 });

@@ -25,6 +25,10 @@ describe('usage errors', () => {
     ['an option of another command', ['analyze', '--min-tokens', '5'], 'prefix-lens: --min-tokens is an option of check, not analyze'],
     ['options that exclude each other', ['analyze', '--requests', 'a', '--captures', 'b'], 'prefix-lens: --captures and --requests exclude each other'],
     ['--json with --html -', ['analyze', '--json', '--html', '-'], 'prefix-lens: --json and --html - both write to stdout; give --html a file'],
+    ['--examples with a path', ['check', '--examples', 'x.jsonl'], 'prefix-lens: --examples reads the bundled example sessions: it takes no path (x.jsonl)'],
+    ['--examples with --requests', ['analyze', '--examples', '--requests', 'd'], 'prefix-lens: --examples reads the bundled example sessions: it takes no --requests (they have their own request bodies)'],
+    ['--watch with no path', ['analyze', '--watch'], 'prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), or --examples'],
+    ['--requests with no path', ['check', '--requests', 'd'], 'prefix-lens: --requests needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), or --examples'],
   ];
   for (const [what, args, first] of cases) {
     it(`${what}: the error, then the hint, on stderr; exit 2; nothing on stdout`, async () => {
