@@ -48,8 +48,8 @@ function causeLines(): string {
 
 /** `prefix-lens --help`: every command with every option it takes, what they do, the exit codes. */
 export const USAGE = `usage:
-  prefix-lens analyze [path… | --examples] [--requests DIR | --captures DIR…] [--json] [--html FILE] [--no-cache] [--watch]
-  prefix-lens check   [path… | --examples] [--requests DIR | --captures DIR…] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE…]
+  prefix-lens analyze [path… | --all | --examples] [--requests DIR | --captures DIR…] [--json] [--html FILE] [--no-cache] [--watch]
+  prefix-lens check   [path… | --all | --examples] [--requests DIR | --captures DIR…] [--no-cache] [--min-tokens N] [--min-usd X] [--ignore CAUSE…]
   prefix-lens diff    <path | --examples> <N> [<M>] [--session ID] [--requests DIR | --captures DIR…] [--context LINES]
   prefix-lens fleet   [--json] [--phux-bin PATH] [--socket S] [--timeout-ms N]
   prefix-lens capture [--port N] [--upstream URL…] [--out DIR] [--max-mb N] [--quiet]
@@ -76,12 +76,12 @@ a DSH home ($DSH_HOME, ~/.dsh) or a DSH session log (session[.vN].jsonl[.zstd]) 
 PI-Desktop data dir ($PI_DESKTOP_DATA_DIR, ~/.pi-desktop), a folder of captured request bodies
 (*.body.json), or any folder with sessions below it (e.g. ~/.claude, ~/.codex, Pi's agent dir);
 pi:, claude:, codex:, pidesktop:, botharness:<id prefix> (alone = that host's newest session),
-opencode:<id prefix> (alone = every session). No path: every session of every host in its default
-folders (where host: looks: ~/.claude, ~/.codex, ~/.pi/agent…, or where the hosts' variables say),
-newest first; --requests and --watch need a path. --examples: the bundled example sessions.
+opencode:<id prefix> (alone = every session). No path (or --examples): the bundled example
+sessions. --all: every session of every host in its default folders (where host: looks: ~/.claude,
+~/.codex, ~/.pi/agent…, or where the hosts' variables say), newest first; not with --requests or --watch.
 
 Exit codes: 0 done (check: no break failed the gate); 1 check: a break failed the gate (diff: no
-request N or M); 2 usage error, or no input could be read (no path: no session in the default
+request N or M); 2 usage error, or no input could be read (--all: no session in the default
 folders; check: any input could not be read or held no session).`;
 
 /**
@@ -98,6 +98,7 @@ export const REPORT_OPTIONS = {
   captures: { type: 'string', multiple: true, commands: ['analyze', 'check'] },
   'no-cache': { type: 'boolean', commands: ['analyze', 'check'] },
   examples: { type: 'boolean', commands: ['analyze', 'check'] },
+  all: { type: 'boolean', commands: ['analyze', 'check'] },
   watch: { type: 'boolean', commands: ['analyze'] },
   'min-tokens': { type: 'string', commands: ['check'] },
   'min-usd': { type: 'string', commands: ['check'] },
@@ -127,8 +128,8 @@ function pathInputs(paths: string[], requestsDir: string | undefined): Input[] {
 
 /**
  * Reads and analyzes the inputs into the version-1 report, all in memory (library use; the CLI
- * streams with `sessionReports`): the paths given, or with none the bundled examples (not the
- * hosts' default folders, which the CLI reads when given no path). Unreadable inputs go to `errors`.
+ * streams with `sessionReports`): the paths given, or with none the bundled examples, as the CLI.
+ * Unreadable inputs go to `errors`.
  */
 export async function buildReport(paths: string[], requestsDir: string | undefined, root: string): Promise<{ report: Report; errors: string[] }> {
   const errors: string[] = [];
@@ -140,7 +141,7 @@ export async function buildReport(paths: string[], requestsDir: string | undefin
 
 
 /**
- * What `command` with no path says when the hosts' default folders hold no session (exit 2): the
+ * What `command --all` says when the hosts' default folders hold no session (exit 2): the
  * folders looked in, per host with the variables that move them, and the two ways on (name
  * the sessions, or read the bundled examples).
  */
@@ -153,7 +154,7 @@ function noDefaultSessionsText(command: string, env: NodeJS.ProcessEnv, home: st
     "prefix-lens: no sessions found in the hosts' default folders:",
     ...hosts,
     `To read other sessions, name them: prefix-lens ${command} <path | host:id>…`,
-    `To read the bundled example sessions: prefix-lens ${command} --examples`,
+    `To read the bundled example sessions: prefix-lens ${command} (no path)`,
   ].join('\n');
 }
 
@@ -315,16 +316,24 @@ export async function main(
     err(`prefix-lens: --captures and --requests exclude each other (--requests names the bodies itself)\n${USAGE_HINT}`);
     return 2;
   }
-  if (args.values.examples && (args.positionals.length || args.values.requests)) {
-    const beside = args.positionals.length ? `no path (${safe(args.positionals[0])})` : 'no --requests (they have their own request bodies)';
-    err(`prefix-lens: --examples reads the bundled example sessions: it takes ${beside}\n${USAGE_HINT}`);
+  if (args.values.examples && args.values.all) {
+    err(`prefix-lens: --examples and --all exclude each other (the bundled example sessions, or yours)\n${USAGE_HINT}`);
     return 2;
   }
-  // No path: every session in the hosts' default folders. Bodies belong to the sessions they were
-  // sent for, and a watch holds each session it follows in memory: both need the sessions named.
-  const none = !args.values.examples && !args.positionals.length;
-  if (none && (args.values.requests || args.values.watch)) {
-    err(`prefix-lens: --${args.values.requests ? 'requests' : 'watch'} needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), or --examples\n${USAGE_HINT}`);
+  const only = args.values.examples ? '--examples' : args.values.all ? '--all' : null;
+  if (!only && !args.positionals.length && args.values.requests) {
+    err(`prefix-lens: --requests needs the sessions named: the bodies belong to the sessions they were sent for (no path reads the bundled examples, which have their own)\n${USAGE_HINT}`);
+    return 2;
+  }
+  if (only && (args.positionals.length || args.values.requests)) {
+    const what = only === '--examples' ? 'the bundled example sessions' : "every session in the hosts' default folders";
+    const beside = args.positionals.length ? `no path (${safe(args.positionals[0])})` : `no --requests (${only === '--examples' ? 'they have their own request bodies' : 'bodies belong to the sessions they were sent for'})`;
+    err(`prefix-lens: ${only} reads ${what}: it takes ${beside}\n${USAGE_HINT}`);
+    return 2;
+  }
+  // A watch holds each session it follows in memory: not every session of the user's history.
+  if (args.values.all && args.values.watch) {
+    err(`prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not --all\n${USAGE_HINT}`);
     return 2;
   }
   // The capture roots reach every reader (and worker thread) through the environment.
@@ -339,7 +348,7 @@ export async function main(
 }
 
 type Args = {
-  values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; examples?: boolean; watch?: boolean; 'min-tokens'?: string; 'min-usd'?: string; ignore?: string[] };
+  values: { json?: boolean; html?: string; requests?: string; captures?: string[]; 'no-cache'?: boolean; examples?: boolean; all?: boolean; watch?: boolean; 'min-tokens'?: string; 'min-usd'?: string; ignore?: string[] };
   positionals: string[];
 };
 
@@ -383,10 +392,10 @@ async function run(
     err(`prefix-lens: warning: ${safe(w)}`);
   };
   let inputs: Input[];
-  if (args.values.examples) inputs = await examples(root);
-  else if (args.positionals.length) inputs = pathInputs(args.positionals, args.values.requests);
+  if (args.positionals.length) inputs = pathInputs(args.positionals, args.values.requests);
+  else if (!args.values.all) inputs = await examples(root);
   else {
-    // No path: every session of every host in its default folders, newest first (the discovery
+    // --all: every session of every host in its default folders, newest first (the discovery
     // the extension's Sessions view makes, without its folder settings).
     // $HOME as process.env says (homedir() reads the C environment, which an in-process caller
     // that replaced process.env does not change; the OpenCode locator reads env.HOME too).

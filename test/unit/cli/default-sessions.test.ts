@@ -1,8 +1,8 @@
 /**
- * `analyze` and `check` with no path read the user's own sessions: every session of every host in
+ * `analyze --all` and `check --all` read the user's own sessions: every session of every host in
  * its default folders (registry discoverSessions, as the Sessions view lists them), newest first;
- * none there is exit 2 naming the folders looked in. `--examples` reads the bundled examples, as
- * no path did before.
+ * none there is exit 2 naming the folders looked in. No path (or `--examples`) reads the bundled
+ * examples (DESIGN "Embedded default": a fresh clone shows a real result).
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync } from 'node:fs';
@@ -44,7 +44,7 @@ function touch(path: string, iso: string): void {
   for (const e of st) if (e.isFile()) utimesSync(join(e.parentPath, e.name), t, t);
 }
 
-describe('analyze and check with no path: the hosts\' default folders', () => {
+describe('analyze and check --all: the hosts\' default folders', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'prefix-lens-home-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -59,7 +59,7 @@ describe('analyze and check with no path: the hosts\' default folders', () => {
     touch(pi, '2026-12-03T10:00:00Z');
     touch(claude, '2026-12-02T10:00:00Z');
     await withHome(home, {}, async () => {
-      const json = await runCli(['analyze', '--json', '--no-cache']);
+      const json = await runCli(['analyze', '--all', '--json', '--no-cache']);
       assert.equal(json.code, 0, json.err);
       assert.equal(json.err, '');
       const report = JSON.parse(json.out) as Report;
@@ -72,7 +72,7 @@ describe('analyze and check with no path: the hosts\' default folders', () => {
         ],
       );
       // check reads the same sessions: the Pi session's system-prompt break and Claude Code's #9 fail the gate.
-      const check = await runCli(['check', '--no-cache']);
+      const check = await runCli(['check', '--all', '--no-cache']);
       assert.equal(check.code, 1, check.err);
       assert.deepEqual([check.outLines, check.err], [
         [
@@ -86,7 +86,7 @@ describe('analyze and check with no path: the hosts\' default folders', () => {
     // Newest first: the Claude Code session written later comes first.
     touch(claude, '2026-12-04T10:00:00Z');
     await withHome(home, {}, async () => {
-      const report = JSON.parse((await runCli(['analyze', '--json', '--no-cache'])).out) as Report;
+      const report = JSON.parse((await runCli(['analyze', '--all', '--json', '--no-cache'])).out) as Report;
       assert.deepEqual(report.sessions.map((s) => s.id), [CLAUDE_ID, 'aa4455826cc83258f', PI_ID]);
     });
   });
@@ -97,7 +97,7 @@ describe('analyze and check with no path: the hosts\' default folders', () => {
     cpSync(join(PI_DIR, PI_FILE), join(flat, PI_FILE));
     mkdirSync(join(dir, 'home'));
     await withHome(join(dir, 'home'), { PI_CODING_AGENT_SESSION_DIR: flat }, async () => {
-      const r = await runCli(['analyze', '--json', '--no-cache']);
+      const r = await runCli(['analyze', '--all', '--json', '--no-cache']);
       assert.equal(r.code, 0, r.err);
       assert.deepEqual((JSON.parse(r.out) as Report).sessions.map((s) => [s.host, s.id, s.path]), [['pi', PI_ID, join(flat, PI_FILE)]]);
     });
@@ -107,7 +107,7 @@ describe('analyze and check with no path: the hosts\' default folders', () => {
     const home = join(dir, 'home');
     mkdirSync(home);
     for (const command of ['analyze', 'check']) {
-      const r = await withHome(home, {}, () => runCli([command]));
+      const r = await withHome(home, {}, () => runCli([command, '--all']));
       assert.deepEqual([r.code, r.out], [2, ''], command);
       assert.deepEqual(r.err.split('\n'), [
         "prefix-lens: no sessions found in the hosts' default folders:",
@@ -118,18 +118,18 @@ describe('analyze and check with no path: the hosts\' default folders', () => {
         `  Pi: ${home}/.pi/agent/sessions (PI_CODING_AGENT_DIR, PI_CODING_AGENT_SESSION_DIR set where to look)`,
         `  OpenCode: ${home}/.local/share/opencode (XDG_DATA_HOME, OPENCODE_DB set where to look)`,
         `To read other sessions, name them: prefix-lens ${command} <path | host:id>…`,
-        `To read the bundled example sessions: prefix-lens ${command} --examples`,
+        `To read the bundled example sessions: prefix-lens ${command} (no path)`,
       ], command);
     }
     // --html: no report file is left behind by a run that found nothing.
     const file = join(dir, 'r.html');
-    assert.equal((await withHome(home, {}, () => runCli(['analyze', '--html', file]))).code, 2);
+    assert.equal((await withHome(home, {}, () => runCli(['analyze', '--all', '--html', file]))).code, 2);
     assert.deepEqual(readdirSync(dir), ['home']);
   });
 });
 
-describe('--examples: the bundled example sessions', () => {
-  it('reads examples/index.json as no path did: its inputs in order, each with its request bodies, byte for byte', async () => {
+describe('no path and --examples: the bundled example sessions', () => {
+  it('read examples/index.json: its inputs in order, each with its request bodies, byte for byte', async () => {
     const { examples } = JSON.parse(readFileSync('examples/index.json', 'utf8')) as { examples: Array<{ path: string; requests?: string }> };
     const sessions: Report['sessions'] = [];
     for (const e of examples) {
@@ -137,9 +137,11 @@ describe('--examples: the bundled example sessions', () => {
       assert.equal(r.code, 0, r.err);
       sessions.push(...(JSON.parse(r.out) as Report).sessions);
     }
-    const all = await runCli(['analyze', '--json', '--no-cache', '--examples']);
-    assert.equal(all.code, 0, all.err);
-    assert.equal(all.out, JSON.stringify({ version: 1, sessions }, null, 2));
+    for (const args of [['--examples'], []]) {
+      const all = await runCli(['analyze', '--json', '--no-cache', ...args]);
+      assert.equal(all.code, 0, all.err);
+      assert.equal(all.out, JSON.stringify({ version: 1, sessions }, null, 2), args.join(' '));
+    }
     assert.deepEqual(
       sessions.map((s) => [s.host, s.requests.length]),
       [['pi', 16], ['pi', 8], ['opencode', 7], ['opencode', 6], ['opencode', 1], ['opencode', 10], ['opencode', 9], ['opencode', 6], ['claude-code', 12], ['claude-code', 1], ['codex', 9]],

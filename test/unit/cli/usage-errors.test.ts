@@ -27,8 +27,11 @@ describe('usage errors', () => {
     ['--json with --html -', ['analyze', '--json', '--html', '-'], 'prefix-lens: --json and --html - both write to stdout; give --html a file'],
     ['--examples with a path', ['check', '--examples', 'x.jsonl'], 'prefix-lens: --examples reads the bundled example sessions: it takes no path (x.jsonl)'],
     ['--examples with --requests', ['analyze', '--examples', '--requests', 'd'], 'prefix-lens: --examples reads the bundled example sessions: it takes no --requests (they have their own request bodies)'],
-    ['--watch with no path', ['analyze', '--watch'], 'prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), or --examples'],
-    ['--requests with no path', ['check', '--requests', 'd'], 'prefix-lens: --requests needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), or --examples'],
+    ['--watch with --all', ['analyze', '--all', '--watch'], 'prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not --all'],
+    ['--requests with no path', ['check', '--requests', 'd'], 'prefix-lens: --requests needs the sessions named: the bodies belong to the sessions they were sent for (no path reads the bundled examples, which have their own)'],
+    ['--all with a path', ['analyze', '--all', 'x.jsonl'], "prefix-lens: --all reads every session in the hosts' default folders: it takes no path (x.jsonl)"],
+    ['--all with --requests', ['check', '--all', '--requests', 'd'], "prefix-lens: --all reads every session in the hosts' default folders: it takes no --requests (bodies belong to the sessions they were sent for)"],
+    ['--all with --examples', ['analyze', '--all', '--examples'], 'prefix-lens: --examples and --all exclude each other (the bundled example sessions, or yours)'],
   ];
   for (const [what, args, first] of cases) {
     it(`${what}: the error, then the hint, on stderr; exit 2; nothing on stdout`, async () => {

@@ -61,8 +61,8 @@ describe('usage lines and the options each command accepts', () => {
     assert.deepEqual(
       COMMANDS.map((c) => [c, accepted(c)]),
       [
-        ['analyze', ['captures', 'examples', 'html', 'json', 'no-cache', 'requests', 'watch']],
-        ['check', ['captures', 'examples', 'ignore', 'min-tokens', 'min-usd', 'no-cache', 'requests']],
+        ['analyze', ['all', 'captures', 'examples', 'html', 'json', 'no-cache', 'requests', 'watch']],
+        ['check', ['all', 'captures', 'examples', 'ignore', 'min-tokens', 'min-usd', 'no-cache', 'requests']],
         ['diff', ['captures', 'context', 'examples', 'requests', 'session']],
         ['fleet', ['json', 'phux-bin', 'socket', 'timeout-ms']],
         ['capture', ['max-mb', 'out', 'port', 'quiet', 'upstream']],
