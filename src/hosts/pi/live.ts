@@ -22,7 +22,7 @@ import type { BlockNode } from '../../core/chain.js';
 import { branchPoints, PiEncoder, PiRequestBuilder, transcriptEvents, type BuilderState, type EncodeContext, type StoredEncState } from './normalize.js';
 import type { PiHeader } from './schema.js';
 import { LineProblems } from '../numbers.js';
-import { PI_SESSION_VERSION, buildPiRead, piSessionId, collectLine, extendPiRead, initialProcess, readDiagnostics, type PiEntryRec, type PiProcessState, type PiRead, type RawLine, type ReadDiagnostics } from './read.js';
+import { PI_SESSION_VERSION, PiReadAppend, PiReadBuilder, piSessionId, collectLine, initialProcess, readDiagnostics, type PiEntryRec, type PiProcessState, type PiRead, type RawSink, type ReadDiagnostics } from './read.js';
 
 /** Bytes at the start of the file whose hash must not change. */
 const HEAD_CHECK = 64 * 1024;
@@ -49,11 +49,11 @@ async function readRange(file: string, start: number, end: number): Promise<Buff
 }
 
 /**
- * Lines of `file` from `start`: complete ones become raw entries (their diagnostics to `problems`);
- * the end of the last complete line is returned. With `limit`, a complete line that ends after it
+ * Lines of `file` from `start`: complete ones go to `raws` as object lines (their diagnostics to
+ * `problems`); the end of the last complete line is returned. With `limit`, a complete line that ends after it
  * is left for a later update.
  */
-async function consume(file: string, start: number, firstLine: number, raws: RawLine[], problems: LineProblems, limit?: number) {
+async function consume(file: string, start: number, firstLine: number, raws: RawSink, problems: LineProblems, limit?: number) {
   let end = start;
   let line = firstLine - 1;
   let lines = 0;
@@ -251,6 +251,8 @@ export class PiLiveSession {
   private restored = false;
   /** The caller checked that the file starts with what was read (RestoreOptions): the next update skips `continues`. */
   private checked = false;
+  /** An update's read failed after it had validated appended entries into `read` (not linked): the next update reads again. */
+  private unfinished = false;
   /** fileState at the last full read (reset): what readAgainIfChanged compares with. */
   private fullReadOf: string | null = null;
 
@@ -327,32 +329,34 @@ export class PiLiveSession {
     // Taken before the read: a change during it shows as another state at the next update. A read
     // that holds back the end of the file (open's warm-up) is not a full read.
     this.fullReadOf = limit === undefined ? await this.fileState() : null;
+    this.unfinished = false;
     this.builder = null;
     this.events = [];
     this.eventsFor = 0;
     this.title = undefined;
     this.lineProblems = new LineProblems([], this.file);
     this.parts = readDiagnostics(this.file);
-    const ignored: Record<string, number> = {};
-    const raws: RawLine[] = [];
+    const builder = new PiReadBuilder(this.file, [], {}, this.parts);
     this.encoder = new PiEncoder();
     this.offset = 0;
     this.lastLine = 0;
     this.lines = 0;
     this.pending = null;
     try {
-      const r = await consume(this.file, 0, 1, raws, this.lineProblems, limit);
+      const r = await consume(this.file, 0, 1, builder, this.lineProblems, limit);
       this.offset = r.end;
       this.lastLine = r.line;
       this.lines = r.lines;
       this.pending = r.pending;
     } catch (e) {
+      // What the builder validated before the error is dropped (the entries' diagnostics too).
+      this.parts = readDiagnostics(this.file);
       this.parts.head.push({ file: this.file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
-      this.read = { file: this.file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics: [], ignored, process: initialProcess() };
+      this.read = { file: this.file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics: [], ignored: {}, process: initialProcess() };
       return;
     }
     // A half-written line counts as a line for the empty-file check, as in a full read.
-    this.read = buildPiRead(this.file, raws, this.lines + (this.pending ? 1 : 0), [], ignored, this.parts);
+    this.read = builder.build(this.lines + (this.pending ? 1 : 0));
     if (this.once) this.encoder = new PiEncoder({ branches: branchPoints(this.read.entries) });
     await this.remember();
   }
@@ -450,11 +454,11 @@ export class PiLiveSession {
   static async restoreTree(file: string, state: PiTailState, nodeOf: (i: number) => BlockNode | null, opts: RestoreOptions = {}): Promise<PiLiveSession> {
     const s = new PiLiveSession(file);
     s.checked = opts.checked === true;
-    const raws: RawLine[] = [];
-    const r = await consume(file, 0, 1, raws, s.lineProblems, state.offset);
-    if (r.end !== state.offset || r.pending || r.line !== state.lastLine || r.lines !== state.lines) throw new Error('the file up to the saved offset has other lines');
     const ignored: Record<string, number> = {};
-    s.read = buildPiRead(file, raws, r.lines, [], ignored, s.parts);
+    const builder = new PiReadBuilder(file, [], ignored, s.parts);
+    const r = await consume(file, 0, 1, builder, s.lineProblems, state.offset);
+    if (r.end !== state.offset || r.pending || r.line !== state.lastLine || r.lines !== state.lines) throw new Error('the file up to the saved offset has other lines');
+    s.read = builder.build(r.lines);
     const read = s.read;
     const tip = read.entries[read.entries.length - 1];
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -511,6 +515,11 @@ export class PiLiveSession {
     } catch {
       return this.readAgainIfChanged();
     }
+    if (this.unfinished) {
+      // An append whose read failed left entries without their links: read again.
+      await this.reset();
+      return 'reset';
+    }
     const incremental = this.read.header !== null && this.read.version === PI_SESSION_VERSION && this.read.entries.length > 0;
     if (!incremental) return this.readAgainIfChanged();
     const checked = this.checked;
@@ -520,15 +529,22 @@ export class PiLiveSession {
       return 'reset';
     }
     if (size === this.offset && !this.pending) return 'unchanged';
-    const raws: RawLine[] = [];
-    const r = await consume(this.file, this.offset, this.lastLine + 1, raws, this.lineProblems);
+    // The appended lines are validated into the read as they come (PiReadAppend), linked below.
+    const append = new PiReadAppend(this.read, this.parts);
+    let r: Awaited<ReturnType<typeof consume>>;
+    try {
+      r = await consume(this.file, this.offset, this.lastLine + 1, append, this.lineProblems);
+    } catch (e) {
+      this.unfinished = true;
+      throw e;
+    }
     const changed = r.end !== this.offset || (this.pending?.message ?? null) !== (r.pending?.message ?? null);
     this.pending = r.pending;
     if (r.end === this.offset) return changed ? 'appended' : 'unchanged';
     // An appended entry reusing an earlier entry's id: a full read links that entry's earlier
     // children to the later one (read.ts link: a parent on a later line, so roots), which changes
     // earlier requests. Read again (a restored session: the caller reads the file in full).
-    if (raws.some((x) => typeof x.obj.id === 'string' && this.read.byId.has(x.obj.id))) {
+    if (append.reused) {
       if (this.restored) throw new Error('an appended entry reuses an earlier id (a full read links earlier entries to it)');
       await this.reset();
       return 'reset';
@@ -537,7 +553,7 @@ export class PiLiveSession {
     this.offset = r.end;
     this.lastLine = r.line;
     this.lines += r.lines;
-    extendPiRead(this.read, raws, this.parts);
+    append.end();
     this.seam = await readRange(this.file, Math.max(0, this.offset - SEAM_CHECK), this.offset);
     // The head hash covers min(offset, HEAD_CHECK) bytes: again while the old offset was short of it.
     if (before < HEAD_CHECK) await this.remember();

@@ -9,6 +9,9 @@
  *            `compaction.firstKeptEntryIndex` (an index into the file's entries, header = 0) becomes
  *            `firstKeptEntryId`;
  *   v2 → v3: message role `hookMessage` → `custom`.
+ * Those migrations (and the version guess of a file without a header) are file-wide, so such a file
+ * is held whole until it is read; a file of the current version is validated line by line as it is
+ * read (PiReadBuilder), holding its entries only.
  * Bad input never throws: a malformed or truncated line, an entry that does not fit its schema, a
  * dangling `parentId` each give a Diagnostic with file and line, and the rest is read; past
  * MAX_DIAGNOSTICS of a kind (lines, entries, links: see ReadDiagnostics) they are only counted
@@ -163,36 +166,41 @@ export interface RawLine {
 }
 
 /**
- * Reads and validates a Pi session file.
+ * Reads and validates a Pi session file. A file whose first object line is a header of the current
+ * version is validated line by line as it is read (PiReadBuilder): only its entries are held.
  * @param file path of the `.jsonl` file
  * @returns the entry tree plus diagnostics; an unreadable file gives one error diagnostic and no entries
  */
 export async function readPiFile(file: string): Promise<PiRead> {
   const diagnostics: Diagnostic[] = [];
-  const ignored: Record<string, number> = {};
-  const raws: RawLine[] = [];
   // The line diagnostics: past MAX_DIAGNOSTICS only counted (a million bad lines, one summary).
   const problems = new LineProblems(diagnostics, file);
+  const builder = new PiReadBuilder(file, diagnostics, {});
   let lines = 0;
   try {
     for await (const batch of readJsonLineBatches(file)) {
       for (const r of batch) {
         lines++;
-        collectLine(r, raws, problems);
+        collectLine(r, builder, problems);
       }
     }
   } catch (e) {
-    // Not a bad line: after the summary of those counted so far.
+    // Not a bad line: after the summary of those counted so far. (What the builder validated so far is dropped.)
     problems.close();
     diagnostics.push({ file, line: 1, severity: 'error', message: `cannot read file: ${e instanceof Error ? e.message : String(e)}` });
-    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
+    return { file, header: null, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics, ignored: {}, process: initialProcess() };
   }
   problems.close();
-  return buildPiRead(file, raws, lines, diagnostics, ignored);
+  return builder.build(lines);
+}
+
+/** Where collectLine puts the object lines: an array, or a reader that validates them as they come (PiReadBuilder, PiReadAppend). */
+export interface RawSink {
+  push(raw: RawLine): void;
 }
 
 /** One parsed line of a session file: kept as a raw entry (an object), or its diagnostic (to `problems`, the file's line diagnostics). */
-export function collectLine(r: JsonLineResult, raws: RawLine[], problems: LineProblems): void {
+export function collectLine(r: JsonLineResult, raws: RawSink, problems: LineProblems): void {
   if ('diagnostic' in r) {
     problems.push(r.diagnostic);
     return;
@@ -249,6 +257,64 @@ export function readDiagnostics(file: string): ReadDiagnostics {
 }
 
 /**
+ * A read built from a file's object lines as collectLine gives them, in file order. When the first
+ * one is a valid header of the current version (nothing to migrate), each later line is validated
+ * into its entry as it comes (toRec and the duplicate id check, addEntry), and a line
+ * that is no entry is dropped at once: what is held is the session's entries, not every line read
+ * (a million `{}` lines cost their count in a summary, not a million objects). Parents and
+ * compactions' kept entries are checked once every entry is known (`build`), as in buildPiRead, so
+ * the read is buildPiRead's over the same lines: the same entries, tree and diagnostics in the same
+ * order. Other files (an older version, a newer one, no valid header) are held whole and given to
+ * buildPiRead, whose migrations and version guess are file-wide.
+ */
+export class PiReadBuilder {
+  /** The object lines held for buildPiRead (none once validating as they come). */
+  private readonly raws: RawLine[] = [];
+  /** The read the lines are validated into, once the first object line is a current header. */
+  private read: PiRead | null = null;
+  private first = true;
+
+  /**
+   * @param diagnostics the read's diagnostics (the line diagnostics go there before `build`)
+   * @param ignored counts of the entry types kept as ignored (the read's)
+   * @param parts where the phases' diagnostics are also left (see buildPiRead)
+   */
+  constructor(
+    private readonly file: string,
+    private readonly diagnostics: Diagnostic[],
+    private readonly ignored: Record<string, number>,
+    private readonly parts: ReadDiagnostics = readDiagnostics(file),
+  ) {}
+
+  push(raw: RawLine): void {
+    if (this.read) {
+      addEntry(this.read, raw, this.parts.entries);
+      return;
+    }
+    if (this.first) {
+      this.first = false;
+      // buildPiRead's header of the same line, when it has nothing to migrate or warn about.
+      const h = raw.obj.type === 'session' ? HeaderSchema.safeParse(raw.obj) : null;
+      if (h?.success && (h.data.version ?? 1) === PI_SESSION_VERSION) {
+        this.read = { file: this.file, header: h.data, version: PI_SESSION_VERSION, entries: [], byId: new Map(), diagnostics: this.diagnostics, ignored: this.ignored, process: initialProcess() };
+        return;
+      }
+    }
+    this.raws.push(raw);
+  }
+
+  /** The read of the lines pushed (`lines` = non-blank lines seen, objects or not: buildPiRead's empty-file check; a file read as it came has its header). */
+  build(lines: number): PiRead {
+    const read = this.read;
+    if (!read) return buildPiRead(this.file, this.raws, lines, this.diagnostics, this.ignored, this.parts);
+    linkEntries(read, read.entries, this.parts.links);
+    const { parts } = this;
+    this.diagnostics.push(...parts.head, ...parts.entries.withSummary(), ...parts.links.withSummary());
+    return read;
+  }
+}
+
+/**
  * The read session from its object lines (`lines` = non-blank lines seen, objects or not):
  * header, in-memory migrations of older versions, validation, the entry tree. The phases'
  * diagnostics are appended to `diagnostics` (after the line diagnostics it already holds), and
@@ -301,33 +367,78 @@ export function buildPiRead(
   if (version < 3) migrateV2(raws);
 
   const read: PiRead = { file, header, version, entries: [], byId: new Map(), diagnostics, ignored, process: initialProcess() };
-  extendPiRead(read, raws, parts);
+  for (const raw of raws) addEntry(read, raw, parts.entries);
+  linkEntries(read, read.entries, parts.links);
   // Bounded: each phase of per-line diagnostics holds at most MAX_DIAGNOSTICS and its summary.
   diagnostics.push(...parts.head, ...parts.entries.withSummary(), ...parts.links.withSummary());
   return read;
 }
 
 /**
- * Appends lines written after the ones `read` holds (a session that grew), with the checks and
- * results `readPiFile` gives for them over the whole file; their diagnostics go to `parts`
- * (the caller merges them in order). Only for files already in the current format
- * (`read.version === PI_SESSION_VERSION` with a header): older versions are migrated file-wide,
- * so the caller reads them again instead.
- * @returns the new entries (also appended to `read.entries`)
+ * Lines written after the ones `read` holds (a session that grew), with the checks and results
+ * `readPiFile` gives for them over the whole file; their diagnostics go to `parts` (the caller
+ * merges them in order). Only for files already in the current format (`read.version ===
+ * PI_SESSION_VERSION` with a header): older versions are migrated file-wide, so the caller reads
+ * them again instead. Each appended object line is validated into `read` as it comes (a line that
+ * is no entry dropped at once); the parents and compactions of the new entries are checked at
+ * `end`, once every appended entry is known. Stops taking lines at the first one whose `id` is an
+ * entry's from before the append (`reused`): a full read links that entry's earlier children to
+ * the later one, so the caller reads the file again instead of calling `end` (`read` then holds
+ * the entries validated before that line, unlinked).
  */
-export function extendPiRead(read: PiRead, raws: RawLine[], parts: ReadDiagnostics): PiEntryRec[] {
-  const added: PiEntryRec[] = [];
-  for (const raw of raws) {
-    const rec = toRec(raw, read.entries.length, parts.entries, read.ignored);
-    if (!rec) continue;
-    if (read.byId.has(rec.id)) parts.entries.add(rec.line, 'warning', () => `duplicate entry id ${rec.id}; the later entry wins (as in Pi)`);
-    read.byId.set(rec.id, rec);
-    read.entries.push(rec);
-    added.push(rec);
+export class PiReadAppend {
+  /** The entries appended so far. */
+  readonly added: PiEntryRec[] = [];
+  /** An appended line's `id` (a string, entry or not) is the id of an entry from before the append. */
+  reused = false;
+  /** Entries before the append. */
+  private readonly before: number;
+
+  constructor(
+    private readonly read: PiRead,
+    private readonly parts: ReadDiagnostics,
+  ) {
+    this.before = read.entries.length;
   }
-  link(read, added, parts.links);
-  checkCompactions(read, added, parts.links);
-  return added;
+
+  push(raw: RawLine): void {
+    if (this.reused) return;
+    const id = raw.obj.id;
+    // An id first seen in this append is looked up before its entry is added, as among the ids
+    // before the append (a restored read's SavedIds throws NeedsFullRead there when an earlier
+    // entry's id may be it); one appended earlier in this append is no reuse.
+    if (typeof id === 'string') {
+      const known = this.read.byId.get(id);
+      if (known && known.order < this.before) {
+        this.reused = true;
+        return;
+      }
+    }
+    const rec = addEntry(this.read, raw, this.parts.entries);
+    if (rec) this.added.push(rec);
+  }
+
+  /** Links the appended entries and checks their compactions; @returns them (also in `read.entries`). */
+  end(): PiEntryRec[] {
+    linkEntries(this.read, this.added, this.parts.links);
+    return this.added;
+  }
+}
+
+/** Validates one object line into `read` (toRec), with the duplicate id check; @returns the entry, or null when the line is none. */
+function addEntry(read: PiRead, raw: RawLine, problems: LineProblems): PiEntryRec | null {
+  const rec = toRec(raw, read.entries.length, problems, read.ignored);
+  if (!rec) return null;
+  if (read.byId.has(rec.id)) problems.add(rec.line, 'warning', () => `duplicate entry id ${rec.id}; the later entry wins (as in Pi)`);
+  read.byId.set(rec.id, rec);
+  read.entries.push(rec);
+  return rec;
+}
+
+/** The links phase of `entries` of `read` (every entry of the read already in `read.byId`): parents, then compactions' kept entry. */
+function linkEntries(read: PiRead, entries: PiEntryRec[], problems: LineProblems): void {
+  link(read, entries, problems);
+  checkCompactions(read, entries, problems);
 }
 
 /**
