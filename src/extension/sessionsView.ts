@@ -318,12 +318,14 @@ export class SessionsView implements vscode.TreeDataProvider<SessionsNode>, vsco
       let summary = await this.cache.get(ref, basis);
       if (!summary) {
         try {
+          // The capture folders as the analysis will find them: bodies saved meanwhile keep the summary out of the cache.
+          const captures = await this.cache.capturesBefore(ref);
           const r = await this.worker.run({ op: 'analyze', ref, env: { ...process.env }, overrides });
           const report = r.sessions.find((x) => x.id === ref.id) ?? r.sessions[0];
           if (!report) throw new Error('no session in the file');
           summary = summarize(report);
           this.log.info(`analyzed ${ref.path}${ref.host === 'opencode' ? ` (${ref.id})` : ''}: ${plural(summary.requests, 'request')}, ${plural(summary.breaks, 'break')} in ${r.ms} ms`);
-          await this.cache.set(ref, summary, basis);
+          await this.cache.set(ref, summary, basis, captures);
         } catch (e) {
           if (e instanceof CancelledError) {
             this.summaries.delete(ref.key);

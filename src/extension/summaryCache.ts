@@ -6,7 +6,14 @@
  * last 64 KiB), so a file
  * rewritten within the same mtime tick, or copied with its mtime kept, is analyzed again; a Codex
  * fork's entry also holds its parent rollout's stamp (cache/identity.ts baseStamp, the CLI result
- * cache's `base`), so a parent removed, moved, rewritten or appearing is analyzed again too.
+ * cache's `base`), so a parent removed, moved, rewritten or appearing is analyzed again too; and
+ * a session of a host the capture join applies to (Pi, Claude Code, Codex, OpenCode) holds the
+ * stamp of the capture folders the join can look at (hosts/capturestamp.ts captureStamp, the CLI
+ * identity's `captures`, under the environment the analysis runs with), so bodies the capture
+ * proxy saves for the session after its summary (wire evidence instead of reconstructed) make it
+ * analyzed again. A summary is filed only under the capture stamp seen before its analysis and
+ * still seen after it (as the CLI's result cache stores an entry), since which of the bodies saved
+ * meanwhile the analysis joined is not known.
  *
  * The file is shared by every VS Code window (one extension host each). A save writes a temp file
  * and renames it over the file (a reader never sees a torn file), under a lock file
@@ -23,6 +30,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { baseStamp, contentCheck } from '../cache/identity.js';
+import { CAPTURE_JOINED, captureRoots, captureStamp } from '../hosts/capturestamp.js';
 import type { SessionRef } from '../hosts/registry.js';
 import type { SessionReport } from '../report/json.js';
 
@@ -81,6 +89,8 @@ export interface Entry {
   check: string;
   /** A Codex fork's parent rollout stamp (cache/identity.ts baseStamp: `<path>:<size>:<mtime>` or `absent`); absent for any other session. */
   base?: string;
+  /** The capture folders' stamp (hosts/capturestamp.ts captureStamp) when the summary was computed; absent when no capture root exists or the host is not joined. */
+  captures?: string;
   /** What the summary was computed with (see SummaryCache's `basis`); another basis is a miss. */
   basis?: string;
   /** When the summary was last stored or used (ms since epoch); an entry saved without one counts as used when read. */
@@ -111,6 +121,7 @@ function isEntry(v: unknown): v is Entry {
   if (!isNum(e.size) || !isNum(e.mtimeMs) || typeof e.check !== 'string') return false;
   if (e.stamp !== undefined && typeof e.stamp !== 'string') return false;
   if (e.base !== undefined && typeof e.base !== 'string') return false;
+  if (e.captures !== undefined && typeof e.captures !== 'string') return false;
   if (e.basis !== undefined && typeof e.basis !== 'string') return false;
   if (e.seenAt !== undefined && !isNum(e.seenAt)) return false;
   const t = e.summary as Record<string, unknown> | null;
@@ -147,13 +158,14 @@ export function parseEntries(text: string): { entries: Map<string, Entry>; dropp
 
 /**
  * The content check of a session file of `size` bytes (the CLI's, cache/identity.ts contentCheck:
- * SHA-256 of its first and last CHECK_BYTES, hex, joined by ":").
+ * SHA-256 of its first and last CHECK_BYTES, hex, joined by ":") and the session start its head
+ * shows (ms since epoch, or null: where the capture stamp's window starts).
  * @throws when the file cannot be read
  */
-async function fileCheck(path: string, size: number): Promise<string> {
+async function fileCheck(path: string, size: number): Promise<{ check: string; startMs: number | null }> {
   const c = await contentCheck(path, size);
   if (!c) throw new Error(`${path}: cannot be read`);
-  return `${c.head}:${c.tail}`;
+  return { check: `${c.head}:${c.tail}`, startMs: c.startMs };
 }
 
 export class SummaryCache {
@@ -179,8 +191,35 @@ export class SummaryCache {
   constructor(
     private readonly dir: string,
     readonly basis: () => string = () => '',
-    private readonly opts: { now?: () => number; maxAgeMs?: number; maxEntries?: number } = {},
+    private readonly opts: { now?: () => number; maxAgeMs?: number; maxEntries?: number; env?: NodeJS.ProcessEnv } = {},
   ) {}
+
+  /**
+   * The stamp of the capture folders the join can look at for `ref` now (hosts/capturestamp.ts
+   * captureStamp over the capture roots of the environment the analysis runs with: `opts.env`,
+   * default process.env, which the extension's worker is given), or null (no capture root, or a
+   * host the join does not apply to).
+   * @param startMs the session start its file's head shows (fileCheck), for a file ref
+   */
+  private captures(ref: SessionRef, startMs: number | null): Promise<string | null> {
+    if (!CAPTURE_JOINED.has(ref.host)) return Promise.resolve(null);
+    // A ref inside a database (OpenCode) starts at its row's time_created, as the CLI identity takes it.
+    return captureStamp(ref.id, ref.mtimeMs, captureRoots(this.opts.env ?? process.env), ref.parentId, ref.stamp !== undefined ? (ref.startMs ?? null) : startMs);
+  }
+
+  /**
+   * What `set` compares the capture stamp with: the stamp before the analysis of `ref` starts
+   * (a summary whose capture folders changed meanwhile is not filed). Null when there is none or
+   * the file cannot be read.
+   */
+  async capturesBefore(ref: SessionRef): Promise<string | null> {
+    if (!CAPTURE_JOINED.has(ref.host)) return null;
+    try {
+      return await this.captures(ref, (await fileCheck(ref.path, ref.size)).startMs);
+    } catch {
+      return null;
+    }
+  }
 
   private now(): number {
     return (this.opts.now ?? Date.now)();
@@ -218,19 +257,23 @@ export class SummaryCache {
   }
 
   /**
-   * The cached summary of `ref` when size, mtime, content check, basis and (a Codex fork) its
-   * parent rollout's stamp all still match.
+   * The cached summary of `ref` when size, mtime, content check, basis, the capture folders' stamp
+   * and (a Codex fork) its parent rollout's stamp all still match.
    * @param basis the basis the caller judges with (default: `basis()` now)
    */
   async get(ref: SessionRef, basis = this.basis()): Promise<SessionSummary | undefined> {
     await this.load();
     const e = this.entries.get(ref.key);
     if (!e || e.size !== ref.size || e.mtimeMs !== ref.mtimeMs || e.stamp !== ref.stamp || (e.basis ?? '') !== basis) return this.miss();
+    let startMs: number | null;
     try {
-      if ((await fileCheck(ref.path, ref.size)) !== e.check) return this.miss();
+      const c = await fileCheck(ref.path, ref.size);
+      if (c.check !== e.check) return this.miss();
+      startMs = c.startMs;
     } catch {
       return this.miss();
     }
+    if (e.captures !== ((await this.captures(ref, startMs)) ?? undefined)) return this.miss();
     if (e.base !== ((await baseStamp(ref)) ?? undefined)) return this.miss();
     this.stats.hits++;
     const now = this.now();
@@ -248,19 +291,25 @@ export class SummaryCache {
   }
 
   /**
-   * Stores a summary for `ref` (its check, and a Codex fork's parent stamp, taken now) and saves soon.
+   * Stores a summary for `ref` (its check, the capture folders' stamp and a Codex fork's parent
+   * stamp, taken now) and saves soon.
    * @param basis the basis the summary was judged with (default: `basis()` now; a summary whose
    *   analysis started before the overrides changed must pass the old one, not be filed under the new)
+   * @param capturesBefore the capture stamp before the analysis started (capturesBefore); when
+   *   given and the stamp now differs, nothing is stored (bodies were saved during the analysis)
    */
-  async set(ref: SessionRef, summary: SessionSummary, basis = this.basis()): Promise<void> {
-    let check: string;
+  async set(ref: SessionRef, summary: SessionSummary, basis = this.basis(), capturesBefore?: string | null): Promise<void> {
+    let checked: { check: string; startMs: number | null };
     try {
-      check = await fileCheck(ref.path, ref.size);
+      checked = await fileCheck(ref.path, ref.size);
     } catch {
       return;
     }
+    const { check } = checked;
+    const captures = await this.captures(ref, checked.startMs);
+    if (capturesBefore !== undefined && captures !== capturesBefore) return;
     const base = await baseStamp(ref);
-    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, ...(base !== null ? { base } : {}), basis, seenAt: this.now(), summary });
+    this.entries.set(ref.key, { size: ref.size, mtimeMs: ref.mtimeMs, ...(ref.stamp !== undefined ? { stamp: ref.stamp } : {}), check, ...(captures !== null ? { captures } : {}), ...(base !== null ? { base } : {}), basis, seenAt: this.now(), summary });
     this.dirty.add(ref.key);
     this.scheduleSave();
   }

@@ -3,7 +3,10 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSy
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { discoverSessions, type SessionRef } from '../../../src/hosts/registry.js';
+import { listSqliteSessions, releaseOpenCodeStores } from '../../../src/hosts/opencode/discover.js';
+import { piRef } from '../../../src/hosts/pi/discover.js';
 import { SummaryCache, parseEntries, type SessionSummary } from '../../../src/extension/summaryCache.js';
+import { sessionIds } from '../opencode/helpers.js';
 
 /** A summary as the Sessions view keeps it (the figures of the main Pi recording). */
 const summary = (requests: number): SessionSummary => ({
@@ -105,6 +108,60 @@ describe('Sessions view summary cache (session-summaries.json)', () => {
     assert.equal(ref.basePath, null);
     assert.equal(await cache.get(ref), undefined);
     assert.deepEqual(cache.stats, { hits: 2, misses: 3, dropped: 0, lockTimeouts: 0 });
+  });
+
+  it('an entry holds the capture folders\' stamp (the CLI identity\'s captures): bodies the proxy saves for the session after its summary are a miss', async () => {
+    // The recorded Pi session whose bodies the proxy saved (test/fixtures/pi-capture): last written with its last request.
+    const fx = 'test/fixtures/pi-capture/main';
+    const sub = readdirSync(join(fx, 'agent/sessions'))[0];
+    const name = readdirSync(join(fx, 'agent/sessions', sub))[0];
+    const path = join(sessions, name);
+    cpSync(join(fx, 'agent/sessions', sub, name), path);
+    const t = new Date(JSON.parse(readFileSync(path, 'utf8').trim().split('\n').pop()!).timestamp as string);
+    utimesSync(path, t, t);
+    const ref = (await piRef(path, 'named'))!;
+    const root = join(dir, 'captures');
+    const cache = new SummaryCache(storage(), () => '', { env: { PREFIX_LENS_CAPTURE_DIRS: root } });
+    // The proxy's folder without this session's bodies: no stamp, as for a session never captured.
+    mkdirSync(root);
+    await cache.set(ref, summary(16));
+    assert.deepEqual(await cache.get(ref), summary(16));
+    await cache.save();
+    assert.equal((saved().entries[ref.key] as { captures?: string }).captures, undefined);
+    // The bodies of the request day saved (the transcript unchanged): the analysis would join them, the summary is a miss.
+    const day = readdirSync(join(fx, 'captures')).find((d) => /^\d{4}-\d\d-\d\d$/.test(d))!;
+    cpSync(join(fx, 'captures', day), join(root, day), { recursive: true });
+    assert.equal(await cache.get(ref), undefined);
+    await cache.set(ref, summary(16));
+    assert.deepEqual(await cache.get(ref), summary(16));
+    await cache.save();
+    assert.equal((saved().entries[ref.key] as { captures?: string }).captures, `${root}/${day}:${statSync(join(root, day)).mtimeMs}`);
+    // A window on another environment (no capture folders) does not take it.
+    assert.equal(await new SummaryCache(storage(), () => '', { env: { PREFIX_LENS_CAPTURE_DIRS: '' } }).get(ref), undefined);
+    assert.deepEqual(cache.stats, { hits: 2, misses: 1, dropped: 0, lockTimeouts: 0 });
+  });
+
+  it('a summary whose capture folders changed during its analysis is not filed (the stamp before and after must match)', async () => {
+    const fx = 'test/fixtures/opencode-capture';
+    const db = join(dir, 'opencode.db');
+    cpSync(join(fx, 'opencode.db'), db);
+    const root = join(dir, 'captures');
+    mkdirSync(root);
+    const id = sessionIds(fx).sessions.basic;
+    const ref = (await listSqliteSessions(db)).find((r) => r.id === id)!;
+    releaseOpenCodeStores();
+    const cache = new SummaryCache(storage(), () => '', { env: { PREFIX_LENS_CAPTURE_DIRS: root } });
+    const before = await cache.capturesBefore(ref);
+    // The session's own folder saved while it was analyzed (an OpenCode row: its folder is in the stamp).
+    cpSync(join(fx, 'captures', `session-${id}`), join(root, `session-${id}`), { recursive: true });
+    await cache.set(ref, summary(7), '', before);
+    assert.equal(await cache.get(ref), undefined);
+    // Analyzed again with the bodies in place: filed, and a hit.
+    const again = await cache.capturesBefore(ref);
+    assert.equal(again, `${root}/session-${id}:${statSync(join(root, `session-${id}`)).mtimeMs}`);
+    await cache.set(ref, summary(7), '', again);
+    assert.deepEqual(await cache.get(ref), summary(7));
+    assert.deepEqual(cache.stats, { hits: 1, misses: 1, dropped: 0, lockTimeouts: 0 });
   });
 
   it('a summary judged under other rule overrides is a miss, also one filed with the basis its analysis started with', async () => {
