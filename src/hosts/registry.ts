@@ -12,7 +12,7 @@
  */
 import { missingPathText, WALK_DEEP_NAMED, WALK_MAX_DEPTH, WALK_SKIP_DIRS } from './files.js';
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, normalize, sep } from 'node:path';
 import type { Session } from '../core/model.js';
 import { plural } from '../plural.js';
 import { botharnessRef, dshHome, listDshLogs, logOfSessionDir, readBotHarnessSession, releaseBotHarnessDbs } from './botharness/index.js';
@@ -29,7 +29,7 @@ import { claudeRef } from './claude-code/discover.js';
 import { claudeConfigDirs, locateClaudeSessions } from './claude-code/locate.js';
 import { readClaudeSession } from './claude-code/index.js';
 import { codexRef } from './codex/discover.js';
-import { codexHome, locateCodexRollouts, resolveForkParents, RolloutLookup } from './codex/locate.js';
+import { codexHome, listedForRollouts, locateCodexRollouts, resolveForkParents, RolloutLookup, type ListedDirs, type ListedEntry } from './codex/locate.js';
 import { readCodexSession } from './codex/index.js';
 import { listTranscripts, piDesktopDataDir, piDesktopRef, readPiDesktopSession, releasePiDesktopDbs } from './pi-desktop/index.js';
 
@@ -128,9 +128,10 @@ export interface HostEntry {
   /**
    * Completes the refs of one discovery (a walk, a named path) with what needs more than their
    * own file, in place: Codex resolves each fork's parent rollout (SessionRef.basePath), one
-   * listing per Codex home for all of them. `discover` does it itself.
+   * listing per Codex home for all of them, none for a home the walk has listed (`listed`: the
+   * directories it listed). `discover` does it itself.
    */
-  settle?(refs: SessionRef[]): Promise<void>;
+  settle?(refs: SessionRef[], listed?: ListedDirs): Promise<void>;
   /** Folders to watch for new or changed sessions (they may not exist yet). */
   watchRoots(opts: DiscoverOptions): string[];
   /** Environment variables that move the host's default locations (named when `<host>:` finds nothing). */
@@ -292,7 +293,7 @@ const codex: HostEntry = {
     const ref = await codexRef(path, claim === 'named');
     return ref ? [ref] : null;
   },
-  settle: (refs) => resolveForkParents(refs, new RolloutLookup()),
+  settle: (refs, listed) => resolveForkParents(refs, new RolloutLookup(listed)),
   async open(ref, opts = {}) {
     const base = ref.baseThread !== undefined && ref.basePath !== undefined ? { thread: ref.baseThread, path: ref.basePath } : undefined;
     return readCodexSession(ref.path, { requestsDir: opts.requestsDir, base });
@@ -452,15 +453,23 @@ export function watchRootsAdding(opts: DiscoverOptions): string[] {
 
 async function walkAll(paths: string[], hosts: readonly HostEntry[], onWarning?: (message: string) => void): Promise<SessionRef[]> {
   const out: SessionRef[] = [];
-  for (const p of paths) out.push(...(await unsettledAt(p, hosts, onWarning)));
-  return settled(out);
+  const listed: Listed = new Map();
+  for (const p of paths) out.push(...(await unsettledAt(p, hosts, onWarning, listed)));
+  return settled(out, listed);
 }
 
+/**
+ * The directories a walk listed, by path, with the entries a host's settle goes by
+ * (codex/locate.ts listedForRollouts): given to the settle, so a Codex home the walk has listed
+ * is not listed again for its forks' parents. Let go with the call.
+ */
+type Listed = Map<string, ListedEntry[]>;
+
 /** `refs` after each host's settle (HostEntry.settle) over its own refs among them, in place. */
-async function settled(refs: SessionRef[]): Promise<SessionRef[]> {
+async function settled(refs: SessionRef[], listed?: ListedDirs): Promise<SessionRef[]> {
   for (const h of HOSTS) {
     const own = h.settle ? refs.filter((r) => r.host === h.id) : [];
-    if (own.length) await h.settle!(own);
+    if (own.length) await h.settle!(own, listed);
   }
   return refs;
 }
@@ -477,11 +486,12 @@ async function settled(refs: SessionRef[]): Promise<SessionRef[]> {
  * @throws Error "<path>: <reason>" (missingPathText) when the path cannot be stat-ed
  */
 export async function findSessions(path: string, hosts: readonly HostEntry[] = HOSTS, onWarning?: (message: string) => void): Promise<SessionRef[]> {
-  return settled(await unsettledAt(path, hosts, onWarning));
+  const listed: Listed = new Map();
+  return settled(await unsettledAt(path, hosts, onWarning, listed), listed);
 }
 
-/** findSessions before the hosts' settle. */
-async function unsettledAt(path: string, hosts: readonly HostEntry[], onWarning?: (message: string) => void): Promise<SessionRef[]> {
+/** findSessions before the hosts' settle; the directories the walk lists go to `listed`. */
+async function unsettledAt(path: string, hosts: readonly HostEntry[], onWarning: ((message: string) => void) | undefined, listed: Listed): Promise<SessionRef[]> {
   let st;
   try {
     st = await stat(path);
@@ -495,7 +505,9 @@ async function unsettledAt(path: string, hosts: readonly HostEntry[], onWarning?
   if (!st.isDirectory()) return [];
   const out: SessionRef[] = [];
   const deep: string[] = [];
-  await walk(path, 0, hosts, out, deep);
+  // Keyed as the paths below it are joined (normalized, no trailing separator).
+  const root = normalize(path);
+  await walk(root.length > 1 && root.endsWith(sep) ? root.slice(0, -1) : root, 0, hosts, out, deep, listed);
   if (onWarning) {
     for (const d of deep.slice(0, WALK_DEEP_NAMED)) onWarning(`${d}: folder not entered: more than ${WALK_MAX_DEPTH} levels below ${path} (name it, or a folder nearer to it, to read the sessions in it)`);
     if (deep.length > WALK_DEEP_NAMED) onWarning(`${path}: ${plural(deep.length - WALK_DEEP_NAMED, 'more folder')} more than ${WALK_MAX_DEPTH} levels below it not entered`);
@@ -503,13 +515,14 @@ async function unsettledAt(path: string, hosts: readonly HostEntry[], onWarning?
   return out;
 }
 
-async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out: SessionRef[], deep: string[]): Promise<void> {
+async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out: SessionRef[], deep: string[], listed: Listed): Promise<void> {
   let entries;
   try {
     entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch {
     return;
   }
+  listed.set(dir, entries.filter((e) => listedForRollouts(e.name, e.isDirectory())).map((e) => ({ name: e.name, dir: e.isDirectory() })));
   // Everything but folders is offered: symlinks (hosts follow them to files only, so a walk cannot
   // loop) and special files named like a session, which then give a diagnostic instead of vanishing.
   const files = entries.filter((e) => !e.isDirectory()).map((e) => join(dir, e.name));
@@ -534,7 +547,7 @@ async function walk(dir: string, depth: number, hosts: readonly HostEntry[], out
       if (claimed) break;
     }
     if (claimed) out.push(...claimed);
-    else await walk(sub, depth + 1, hosts, out, deep);
+    else await walk(sub, depth + 1, hosts, out, deep, listed);
   }
 }
 

@@ -28,7 +28,39 @@ export function codexIdOfFile(file: string): string {
   return ROLLOUT_ID.exec(stem)?.[1] ?? stem;
 }
 
-async function entries(dir: string): Promise<Array<{ name: string; dir: boolean }>> {
+/** One entry of a directory listing: its name and whether it is a directory (a symbolic link is not). */
+export interface ListedEntry {
+  name: string;
+  dir: boolean;
+}
+
+/**
+ * Directories a folder walk (registry.ts) has just listed, by path, each with its entries in
+ * name order as `readdir(…, { withFileTypes: true })` gave them, keeping at least those
+ * listedForRollouts keeps: what the parent search takes instead of listing a Codex home again.
+ * A directory the walk did not list (not entered: claimed by a host, too deep, skipped) is absent.
+ */
+export type ListedDirs = ReadonlyMap<string, readonly ListedEntry[]>;
+
+/**
+ * The entries a walk must keep of a listed directory for locateCodexRollouts to go by it: every
+ * directory, every `.jsonl` file (rollouts), and anything named `sessions` or `archived_sessions`
+ * that is no directory (a symbolic link there is listed through, which the walk does not enter).
+ */
+export function listedForRollouts(name: string, dir: boolean): boolean {
+  return dir || name.endsWith('.jsonl') || name === 'sessions' || name === 'archived_sessions';
+}
+
+/**
+ * A directory's entries in name order (none when it cannot be listed): from `listed` when the
+ * walk listed it; none, without a look, when the walk listed its parent and that has no entry of
+ * its name (a Codex home without `archived_sessions/`); else listed now.
+ */
+async function entries(dir: string, listed?: ListedDirs): Promise<ListedEntry[]> {
+  const known = listed?.get(dir);
+  if (known) return known as ListedEntry[];
+  const up = listed?.get(dirname(dir));
+  if (up && !up.some((e) => e.name === basename(dir))) return [];
   try {
     return (await readdir(dir, { withFileTypes: true })).map((e) => ({ name: e.name, dir: e.isDirectory() })).sort((a, b) => (a.name < b.name ? -1 : 1));
   } catch {
@@ -36,12 +68,15 @@ async function entries(dir: string): Promise<Array<{ name: string; dir: boolean 
   }
 }
 
-/** Rollout files below `sessions/` (three date levels) and in `archived_sessions/` (any depth ≤ 3). */
-export async function locateCodexRollouts(env: NodeJS.ProcessEnv, home: string): Promise<string[]> {
+/**
+ * Rollout files below `sessions/` (three date levels) and in `archived_sessions/` (any depth ≤ 3).
+ * @param listed directories a walk has just listed (their listing is taken, not made again)
+ */
+export async function locateCodexRollouts(env: NodeJS.ProcessEnv, home: string, listed?: ListedDirs): Promise<string[]> {
   const root = codexHome(env, home);
   const out: string[] = [];
   const walk = async (dir: string, depth: number) => {
-    for (const e of await entries(dir)) {
+    for (const e of await entries(dir, listed)) {
       if (e.dir && depth < 3) await walk(join(dir, e.name), depth + 1);
       else if (!e.dir && ROLLOUT_FILE.test(e.name)) out.push(join(dir, e.name));
     }
@@ -101,6 +136,9 @@ function listingOf(files: string[]): Listing {
 export class RolloutLookup {
   private readonly listings = new Map<string, Promise<Listing>>();
 
+  /** @param listed directories a folder walk has just listed (registry.ts): a Codex home among them is not listed again */
+  constructor(private readonly listed?: ListedDirs) {}
+
   /**
    * Makes `files` (locateCodexRollouts of Codex home `root`, just taken: discovery's listing) the
    * candidates of that home, so a fork in it is resolved without listing it again. Ignored when
@@ -121,7 +159,7 @@ export class RolloutLookup {
     const scope = scopeOf(file);
     let listing = this.listings.get(scope.key);
     if (!listing) {
-      listing = ('home' in scope ? locateCodexRollouts({ CODEX_HOME: scope.home }, scope.home) : readdir(scope.dir).then((ns) => ns.map((n) => join(scope.dir, n)), () => [] as string[])).then(listingOf);
+      listing = ('home' in scope ? locateCodexRollouts({ CODEX_HOME: scope.home }, scope.home, this.listed) : readdir(scope.dir).then((ns) => ns.map((n) => join(scope.dir, n)), () => [] as string[])).then(listingOf);
       this.listings.set(scope.key, listing);
     }
     const { files, byId } = await listing;
