@@ -51,6 +51,8 @@ export function resetText(c: ResetCause | null): string {
       return `the file grew (${bytes(c.from)} → ${bytes(c.to)}); read again`;
     case 'changed':
       return 'the database changed; read again';
+    case 'parent':
+      return 'the parent rollout it was forked from changed; read again';
     default:
       return `the file was rewritten${c ? ` (${bytes(c.to)})` : ''}; read again`;
   }

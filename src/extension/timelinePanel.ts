@@ -78,6 +78,8 @@ class TimelinePanel {
   private disposed = false;
   /** This panel's id for the worker's live state (two panels of one session each have their own). */
   private readonly liveId = randomUUID();
+  /** The watcher of a Codex fork's parent rollout (watchParent), and the path it watches. */
+  private parentWatch: { path: string; watcher: vscode.Disposable } | undefined;
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -115,6 +117,33 @@ class TimelinePanel {
     if (LIVE_HOSTS.has(ref.host) && CAPTURE_JOINED.has(ref.host)) {
       const own = new Set([folderName(ref.id, 0), ...(ref.parentId ? [folderName(ref.parentId, 0)] : [])]);
       for (const root of captureRoots(process.env)) this.disposables.push(watchCaptures(root, own, () => this.tailSoon()));
+    }
+    this.watchParent(ref);
+  }
+
+  /**
+   * A Codex fork reads its parent rollout's first lines: the parent changing (growing, rewritten,
+   * moved, removed) is a change of the session too. Watched where the latest ref names it
+   * (SessionRef.basePath: each live step takes the ref as the registry resolves it now, the
+   * parent looked for again); none found: not watched (it is looked for at the fork's next change).
+   */
+  private watchParent(ref: SessionRef): void {
+    const path = ref.host === 'codex' && typeof ref.basePath === 'string' ? ref.basePath : null;
+    if (path === this.parentWatch?.path || this.disposed) return;
+    this.parentWatch?.watcher.dispose();
+    this.parentWatch = undefined;
+    if (path === null) return;
+    // fs.watch on its folder (inotify, watching once this returns: a change right after a re-point
+    // is not missed, and a folder created since the panel opened, `archived_sessions/`, is watched too).
+    const name = baseOf(path);
+    try {
+      const w = watch(dirOf(path), (_e, file) => {
+        if (file === name) this.tailSoon();
+      });
+      w.on('error', () => w.close());
+      this.parentWatch = { path, watcher: { dispose: () => w.close() } };
+    } catch {
+      // its folder is gone: the fork's next change looks for the parent again
     }
   }
 
@@ -254,8 +283,10 @@ class TimelinePanel {
         const { stat } = await import('node:fs/promises');
         const st = await stat(this.ref.path).catch(() => undefined);
         if (!st) return;
-        ref = { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined };
+        // A fork's parent as found when the panel opened may have moved or appeared since: looked for again by the reader.
+        ref = { ...this.ref, size: st.size, mtimeMs: st.mtimeMs, stamp: undefined, ...(this.ref.baseThread !== undefined ? { basePath: undefined } : {}) };
       }
+      this.watchParent(ref);
     }
     const step = await this.next(ref).catch((e: Error) => {
       this.deps.log.warn(`timeline: live update of ${ref.path} failed: ${e.message}`);
@@ -303,6 +334,7 @@ class TimelinePanel {
     this.disposed = true;
     if (this.tailTimer) clearTimeout(this.tailTimer);
     for (const d of this.disposables) d.dispose();
+    this.parentWatch?.watcher.dispose();
     // After a step in flight (it may still follow, which would keep the state in the worker).
     void (this.tailing ?? Promise.resolve()).then(() => this.deps.unfollow(this.liveId));
     this.onDispose(this);

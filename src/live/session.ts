@@ -11,6 +11,12 @@
  * requests were rebuilt (a new price rate, a reset), every request is judged again. Either way
  * the results are exactly those of a full analysis. A rewritten or truncated file is read again.
  * Other hosts are read again when their file changes.
+ * A Codex fork (SessionRef.baseThread) reads its parent rollout's first lines: the parent as the
+ * ref names it (SessionRef.basePath) is stat'ed at each update (no listing), so the parent
+ * growing, rewritten, moved or removed is a change of the session too; and whenever the fork is
+ * read again (its own file or its parent changed) the parent is looked for again unless it is
+ * still where it was (one listing of the Codex home then: codex/locate.ts findRolloutOf), so a
+ * parent that appeared, or was archived, since the watch started is read, not the stale path.
  * Captured bodies (the capture join, hosts/capturejoin.ts) are joined as in a full analysis: a Pi
  * session some of whose bodies the capture proxy saved is read in full with them (wire evidence)
  * instead of continued, and a change of the capture folders the join can look at (a body saved
@@ -24,6 +30,7 @@ import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
 import { captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
 import { peekFile } from '../hosts/peek.js';
 import { dbStamp } from '../hosts/sqlite.js';
+import { findRolloutOf } from '../hosts/codex/locate.js';
 import { checkSessionNumbers } from '../hosts/numbers.js';
 import { CAPTURE_JOINED, openRef, withCapturedBodies, type SessionRef } from '../hosts/registry.js';
 import { keepsRequestReports, requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
@@ -57,7 +64,8 @@ export interface LiveUpdate {
  * or times), `changed` (a database: its rows or WAL changed).
  */
 export interface ResetCause {
-  kind: 'deleted' | 'created' | 'replaced' | 'truncated' | 'grew' | 'rewritten' | 'changed';
+  /** `parent`: the file is unchanged, the parent rollout a Codex fork reads changed (grew, rewritten, moved, removed). */
+  kind: 'deleted' | 'created' | 'replaced' | 'truncated' | 'grew' | 'rewritten' | 'changed' | 'parent';
   from: number | null;
   to: number | null;
 }
@@ -95,6 +103,24 @@ function identity(path: string): string {
   return dbStamp(path) ?? 'missing';
 }
 
+/** True for a Codex fork, whose parent rollout (SessionRef.basePath) is part of what is read. */
+const isFork = (ref: SessionRef): ref is SessionRef & { baseThread: string } => ref.host === 'codex' && typeof ref.baseThread === 'string';
+
+/**
+ * A fork's parent rollout as the ref names it, by one stat (never a search): `<path>:<size>:<mtime>`,
+ * `<path>:gone` when no file is there, `none` when none was found; '' for any other ref.
+ */
+function parentIdentity(ref: SessionRef): string {
+  if (!isFork(ref)) return '';
+  if (typeof ref.basePath !== 'string') return 'none';
+  try {
+    const st = statSync(ref.basePath);
+    return st.isFile() ? `${ref.basePath}:${st.size}:${st.mtimeMs}` : `${ref.basePath}:gone`;
+  } catch {
+    return `${ref.basePath}:gone`;
+  }
+}
+
 /** The first timestamp in a regular file's first 64 KiB (capturejoin.ts headStartMs), or null. */
 async function headStart(path: string): Promise<number | null> {
   const p = await peekFile(path, 64 * 1024);
@@ -129,6 +155,8 @@ interface Current {
 export class LiveAnalysis {
   private pi: PiLiveSession | null = null;
   private seen = '';
+  /** A Codex fork's parent at the last read (parentIdentity). */
+  private parentSeen = '';
   /** The file's stat at the last read (what a reset is told from). */
   private facts: FileFacts | null = null;
   /** The capture folders' stamp at the last analysis (null: none the join could look at). */
@@ -140,6 +168,10 @@ export class LiveAnalysis {
   /** Entries of the current report's requests, in order (an append judged alone pushes its own). */
   private requestReports: RequestReport[] = [];
 
+  /**
+   * @param ref the analysis's own copy of the caller's ref (a Codex fork's basePath is looked
+   *   for again as the watch goes on: the caller's listing is not changed)
+   */
   private constructor(
     readonly ref: SessionRef,
     private readonly rules: ProviderRules,
@@ -154,7 +186,7 @@ export class LiveAnalysis {
    * @param opts.calibrationLimit as analyzeSession's (tests use a small one to reach the continued judge quickly)
    */
   static async open(ref: SessionRef, opts: { rules?: ProviderRules; calibrationLimit?: number; warmUpBytes?: number } = {}): Promise<LiveAnalysis> {
-    const a = new LiveAnalysis(ref, opts.rules ?? defaultRules, opts.calibrationLimit);
+    const a = new LiveAnalysis({ ...ref }, opts.rules ?? defaultRules, opts.calibrationLimit);
     let warmUp = false;
     if (ref.host === 'pi') {
       try {
@@ -165,6 +197,9 @@ export class LiveAnalysis {
       a.pi = await PiLiveSession.open(ref.path, { holdBackLast: warmUp });
     }
     a.seen = identity(ref.path);
+    // A fork whose parent was not looked for (a ref made outside discovery): looked for once now.
+    if (isFork(a.ref) && a.ref.basePath === undefined) await a.findParent();
+    a.parentSeen = parentIdentity(a.ref);
     a.facts = factsOf(ref.path);
     a.startMs = ref.startMs ?? (CAPTURE_JOINED.has(ref.host) ? await headStart(ref.path) : null);
     a.captures = await a.captureStamp();
@@ -196,6 +231,18 @@ export class LiveAnalysis {
   /** The session's file as the report names it (`path`), without building the report. */
   get sessionPath(): string {
     return this.current.session.path;
+  }
+
+  /**
+   * Looks for a Codex fork's parent rollout again (SessionRef.basePath of this analysis's ref)
+   * unless it is still a file where it was: one listing of the Codex home (findRolloutOf) when it
+   * was none, or is gone (moved, archived, removed).
+   */
+  private async findParent(): Promise<void> {
+    const ref = this.ref;
+    if (!isFork(ref)) return;
+    if (typeof ref.basePath === 'string' && parentIdentity(ref) !== `${ref.basePath}:gone`) return;
+    ref.basePath = await findRolloutOf(ref.path, ref.baseThread);
   }
 
   /** The stamp of the capture folders the join can look at for this session (capturejoin.ts captureStamp). */
@@ -260,11 +307,17 @@ export class LiveAnalysis {
   /** Reads what changed since the last call and judges again (only what was appended, when it can). */
   async update(): Promise<LiveUpdate> {
     let change: LiveChange;
+    let parentOnly = false;
     if (this.pi) change = await this.pi.update();
     else {
       const now = identity(this.ref.path);
-      change = now === this.seen ? 'unchanged' : 'reset';
+      const parent = parentIdentity(this.ref);
+      change = now === this.seen && parent === this.parentSeen ? 'unchanged' : 'reset';
+      parentOnly = now === this.seen && parent !== this.parentSeen;
       this.seen = now;
+      // Read again: a fork's parent is looked for again first (unless it is still where it was).
+      if (change === 'reset' && isFork(this.ref)) await this.findParent();
+      this.parentSeen = parentIdentity(this.ref);
     }
     const captures = await this.captureStamp();
     if (captures !== this.captures && change === 'unchanged') change = 'appended';
@@ -280,7 +333,7 @@ export class LiveAnalysis {
     let cause: ResetCause | null = null;
     if (change !== 'unchanged') {
       const facts = factsOf(this.ref.path);
-      if (change === 'reset') cause = resetCause(this.facts, facts, this.ref.stamp !== undefined && !this.pi);
+      if (change === 'reset') cause = parentOnly ? { kind: 'parent', from: facts?.size ?? null, to: facts?.size ?? null } : resetCause(this.facts, facts, this.ref.stamp !== undefined && !this.pi);
       this.facts = facts;
     }
     if (change === 'unchanged') return result({ change, added: [], revised: [], continued: true, cause });

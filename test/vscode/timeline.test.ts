@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { captureRoots } from '../../src/hosts/capturestamp.js';
@@ -157,6 +157,42 @@ describe('Timeline panel', () => {
     // The compaction's summary call is in the captures only: 13 requests.
     assert.equal(panel.current.requests.length, 13);
     rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("follows a Codex fork's parent rollout: a parent back after the panel opened is read at the fork's next change; archived, then removed: read again each time (live tail)", async () => {
+    const a = await api();
+    const home = join(testEnv.tmp, 'codex-fork-live');
+    cpSync(join(testEnv.repo, 'test/fixtures/codex-agents/codex'), home, { recursive: true });
+    const day = join(home, 'sessions/2026/12/01');
+    const parentName = 'rollout-2026-12-01T13-21-30-01a231c4-7b9f-70b3-9be5-8568513de12f.jsonl';
+    const fork = join(day, 'rollout-2026-12-01T13-21-34-01a231c4-8c57-7e42-bdd1-a6aa99bf54c4.jsonl');
+    const aside = join(testEnv.tmp, parentName);
+    renameSync(join(day, parentName), aside);
+    // Per request its verdict and messages blocks, and whether the 'parent not found' warning is there.
+    const shown = (r: { requests: Array<{ verdict: string; segmentTable: Array<{ segment: string; blocks: number }> }>; diagnostics: Array<{ message: string }> }) => [
+      ...r.requests.map((q) => `${q.verdict} ${q.segmentTable.find((t) => t.segment === 'messages')!.blocks}`),
+      r.diagnostics.some((d) => d.message.includes('was not found beside it')) ? 'parent not found' : 'parent read',
+    ];
+    const WITHOUT = ['cold 1', 'break 3', 'parent not found'];
+    const WITH = ['cold 14', 'break 16', 'parent read'];
+    const first = await vscode.commands.executeCommand<Parameters<typeof shown>[0]>('prefixLens.openTimeline', { path: fork });
+    assert.deepEqual(shown(first!), WITHOUT);
+    const panel = (await a.timelines()).get(fork)!;
+    await until('the first load', () => panel.loads >= 1, 60_000);
+    // The parent is back; the fork writes a line (an agent message): read again with its parent.
+    renameSync(aside, join(day, parentName));
+    appendFileSync(fork, '{"timestamp":"2026-12-01T13:30:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"later"}}\n');
+    await until('the panel to show the fork with its parent', () => JSON.stringify(shown(panel.current)) === JSON.stringify(WITH), 30_000);
+    // Archived (the fork unchanged): read again, the parent found where it went.
+    const loads = panel.loads;
+    mkdirSync(join(home, 'archived_sessions'));
+    renameSync(join(day, parentName), join(home, 'archived_sessions', parentName));
+    await until('the panel to read the fork again', () => panel.loads > loads, 30_000);
+    assert.deepEqual(shown(panel.current), WITH);
+    // Removed from where it was archived to: the watch followed it there.
+    rmSync(join(home, 'archived_sessions', parentName));
+    await until('the panel to show the fork without its parent', () => JSON.stringify(shown(panel.current)) === JSON.stringify(WITHOUT), 30_000);
+    panel.panel.dispose();
   });
 
   it('exports the standalone HTML report of a session (the same app and view model)', async () => {
