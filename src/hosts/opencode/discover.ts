@@ -22,6 +22,8 @@ import type { Diagnostic, Session } from '../../core/model.js';
 import type { SessionRef } from '../registry.js';
 import { KNOWN_APIS, inferApis, normalizeSession, type OpenCodeApi } from './normalize.js';
 import { openSqlite, readJsonStore, readTables, rows, type StoredSession } from './read.js';
+import { withHostValues } from '../numbers.js';
+import { OC_SESSION_ROW_TIMES, OC_SESSION_VALUES } from './schema.js';
 import { withWire } from './wire.js';
 import type { RequestSource } from '../wirematch.js';
 
@@ -120,7 +122,8 @@ export async function listSqliteSessions(file: string): Promise<SessionRef[]> {
     });
   };
   if (tables.has('session')) {
-    for (const r of rows(db, 'SELECT id, title, directory, parent_id, time_created, time_updated FROM session ORDER BY time_created, id')) add(String(r.id), r);
+    // Times that are not times (the reader warns at the row) are taken as absent, as a missing one.
+    for (const r of rows(db, 'SELECT id, title, directory, parent_id, time_created, time_updated FROM session ORDER BY time_created, id')) add(String(r.id), withHostValues(r, OC_SESSION_ROW_TIMES));
   }
   // Messages of a session without a session row are still read (readTables does the same).
   for (const id of stamps.keys()) if (!refs.has(id)) add(id, {});
@@ -179,7 +182,7 @@ export async function listJsonSessions(storage: string): Promise<SessionRef[]> {
           // no messages yet
         }
       }
-      const time = (info.time ?? {}) as { updated?: unknown; created?: unknown };
+      const time = (withHostValues(info, OC_SESSION_VALUES).time ?? {}) as { updated?: unknown; created?: unknown };
       out.push({
         host: 'opencode',
         key: `opencode:${id}`,

@@ -27,6 +27,7 @@ import {
   MessageInfoSchema,
   OC_MESSAGE_VALUES,
   OC_PART_VALUES,
+  OC_SESSION_ROW_VALUES,
   OC_SESSION_VALUES,
   PartSchema,
   SessionInfoSchema,
@@ -127,9 +128,10 @@ export function readTables(db: Database, file: string, opts: StoreOptions, diagn
   if (tables.has('session')) {
     const q = `SELECT * FROM session${opts.sessionId ? ' WHERE id = ?' : ''} ORDER BY time_created, id`;
     for (const r of rows(db, q, params)) {
-      const info = sessionInfoFromRow(r);
-      const parsed = SessionInfoSchema.safeParse(info);
       const s = get(String(r.id));
+      // Its columns as written (a non-number named, then unknown), before the info is made of them.
+      checkValues(r, OC_SESSION_ROW_VALUES, s, { file, line: 0, row: `session:${String(r.id)}` });
+      const parsed = SessionInfoSchema.safeParse(sessionInfoFromRow(r));
       if (parsed.success) s.info = parsed.data;
       else s.diagnostics.push({ file, line: 0, severity: 'warning', message: `row session:${String(r.id)}: unexpected columns (${describeIssues(parsed.error)})` });
     }
@@ -173,9 +175,14 @@ export function readTables(db: Database, file: string, opts: StoreOptions, diagn
   return { sessions: [...sessions.values()].sort(bySessionTime), diagnostics };
 }
 
-/** The Session info object from a `session` row (the columns of `packages/opencode/src/session/session.sql.ts`). */
+/**
+ * The Session info object from a `session` row (the columns of `packages/opencode/src/session/session.sql.ts`),
+ * checked first (OC_SESSION_ROW_VALUES: a bad column is null, unknown).
+ */
 function sessionInfoFromRow(r: Row): Record<string, unknown> {
-  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  // A checked column: a number, null (not one: unknown), or undefined (no such column in this version).
+  const num = (v: unknown) => (typeof v === 'number' ? v : v === null ? null : undefined);
+  const count = (v: unknown) => (v === undefined ? 0 : num(v));
   const info: Record<string, unknown> = {
     id: String(r.id),
     title: typeof r.title === 'string' ? r.title : undefined,
@@ -184,14 +191,15 @@ function sessionInfoFromRow(r: Row): Record<string, unknown> {
     version: typeof r.version === 'string' ? r.version : undefined,
     time: { created: num(r.time_created), updated: num(r.time_updated) },
   };
-  if (typeof r.tokens_input === 'number') {
+  if (r.tokens_input !== undefined) {
     info.tokens = {
-      input: r.tokens_input,
-      output: num(r.tokens_output) ?? 0,
-      reasoning: num(r.tokens_reasoning) ?? 0,
-      cache: { read: num(r.tokens_cache_read) ?? 0, write: num(r.tokens_cache_write) ?? 0 },
+      input: num(r.tokens_input),
+      output: count(r.tokens_output),
+      reasoning: count(r.tokens_reasoning),
+      cache: { read: count(r.tokens_cache_read), write: count(r.tokens_cache_write) },
     };
   }
+  if (r.cost !== undefined) info.cost = num(r.cost);
   return info;
 }
 

@@ -21,6 +21,24 @@ export const OC_MESSAGE_VALUES: ValueSpec = { time: { created: 'ms', completed: 
 export const OC_PART_VALUES: ValueSpec = { tokens: TOKENS, time: { start: 'ms' }, state: { time: { compacted: 'ms' } } };
 /** The same for a session file (`time`, `tokens`). */
 export const OC_SESSION_VALUES: ValueSpec = { time: { created: 'ms', updated: 'ms' }, tokens: TOKENS };
+/**
+ * The same for a `session` row's columns (`packages/opencode/src/session/session.sql.ts`, all
+ * NOT NULL: the running sums `cost` and `tokens_*`, `time_created`, `time_updated`), checked as
+ * the row is read: a column that is not a number of its kind (SQLite keeps whatever was written:
+ * text, NULL, a real for an integer column) is null, with one warning at the row.
+ */
+export const OC_SESSION_ROW_VALUES: ValueSpec = {
+  cost: 'usd',
+  tokens_input: 'count',
+  tokens_output: 'count',
+  tokens_reasoning: 'count',
+  tokens_cache_read: 'count',
+  tokens_cache_write: 'count',
+  time_created: 'ms',
+  time_updated: 'ms',
+};
+/** The times of a `session` row that discovery takes (the ref's mtime and start), checked the same way without a warning (the reader gives it). */
+export const OC_SESSION_ROW_TIMES: ValueSpec = { time_created: 'ms', time_updated: 'ms' };
 
 /** `tokens` of an assistant message or a `step-finish` part (units: tokens). */
 export const TokensSchema = z.looseObject({
@@ -135,6 +153,8 @@ export const SessionInfoSchema = z.looseObject({
   parentID: z.string().nullish(),
   version: z.string().optional(),
   time: z.looseObject({ created: optionalHostNumber, updated: optionalHostNumber }).optional(),
+  /** USD: the `cost` column's running sum (a row), absent in the legacy files. */
+  cost: optionalHostNumber,
   tokens: TokensSchema.optional(),
 });
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
