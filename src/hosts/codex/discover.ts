@@ -7,15 +7,34 @@
  * from its own listing, and its settle after a walk).
  */
 import { basename } from 'node:path';
-import { nextLinesAre, objectOf, peekFile } from '../peek.js';
+import { nextLinesAre, objectOf, peekFile, readAt } from '../peek.js';
 import type { SessionRef } from '../registry.js';
 import { codexIdOfFile, ROLLOUT_FILE } from './locate.js';
 
 const PROMPT_CHARS = 200;
+/** Head window of a rollout, bytes: the session_meta line holds the whole instructions text (~20 KB on 0.169). */
+const HEAD_BYTES = 64 * 1024;
+/**
+ * Head window for a session_meta line longer than HEAD_BYTES, bytes: Codex writes the whole
+ * instructions text and `dynamic_tools` (every MCP tool's schema) into it, so it has no bound of
+ * its own. A line longer still is recognized by its start (META_START) and read in full by the reader.
+ */
+const LONG_HEAD_BYTES = 4 * 1024 * 1024;
+/** The start of a rollout line of type session_meta, as Codex writes it (`{"timestamp":…,"type":"session_meta",…`; 0.169 puts `ordinal` between). */
+const META_START = /^(?:\xef\xbb\xbf)?\{"timestamp":(?:"[^"]{0,64}"|[^",{}]{0,64}),(?:"ordinal":\d{1,12},)?"type":"session_meta","payload":\{/;
 
 /** A rollout line as the recorded rollouts write it: `{timestamp, type, payload: {…}}`. */
 function isCodexLine(o: Record<string, unknown>): boolean {
   return typeof o.timestamp === 'string' && typeof o.type === 'string' && !!o.payload && typeof o.payload === 'object' && !Array.isArray(o.payload);
+}
+
+/** True when a file starts as a session_meta line (META_START). */
+async function startsAsSessionMeta(file: string): Promise<boolean> {
+  try {
+    return META_START.test((await readAt(file, 0, 256)).toString('latin1'));
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -26,15 +45,19 @@ export async function codexRef(file: string, explicit: boolean): Promise<Session
   const name = basename(file);
   if (!name.endsWith('.jsonl') || (!explicit && !ROLLOUT_FILE.test(name))) return null;
   // The session_meta line holds the whole instructions text (~20 KB): a wider head window.
-  const st = await peekFile(file, 64 * 1024);
+  let st = await peekFile(file, HEAD_BYTES);
   if (!st) return null;
+  // Line 1 did not end in the window (a long session_meta): again with one that holds it.
+  if (!st.lines.head.length && st.size > HEAD_BYTES) st = (await peekFile(file, Math.min(st.size, LONG_HEAD_BYTES))) ?? st;
   const { lines } = st;
   const first = lines.head.length ? objectOf(lines.head[0]) : undefined;
   let meta = first?.type === 'session_meta' ? (first.payload as Record<string, unknown> | undefined) : first && typeof first.id === 'string' && 'instructions' in first ? first : undefined;
   if (!meta || typeof meta !== 'object' || typeof meta.id !== 'string') {
     // A damaged line 1 (the session_meta): a rollout still, when the next lines are Codex's; the
-    // reader reports line 1 and takes the id from the file name, as here.
-    if (!nextLinesAre(lines.head, isCodexLine)) return null;
+    // reader reports line 1 and takes the id from the file name, as here. A session_meta longer
+    // than LONG_HEAD_BYTES: a rollout by its start (the reader reads it whole; its id, cwd, first
+    // prompt and fork parent are unknown to the listing).
+    if (!nextLinesAre(lines.head, isCodexLine) && !(lines.head.length === 0 && (await startsAsSessionMeta(file)))) return null;
     meta = {};
   }
   const id = typeof meta.id === 'string' ? meta.id : codexIdOfFile(file);
