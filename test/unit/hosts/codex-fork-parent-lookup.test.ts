@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import fsp = require('node:fs/promises');
+import { spyOnReaddir } from '../../readdirSpy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identityOf } from '../../../src/cache/results.js';
@@ -39,17 +40,10 @@ describe('Codex fork: the parent rollout is looked for once per discovery', () =
   let parent: string;
   let forks: string[];
   let listings = 0;
-  const realReaddir = fsp.readdir;
   const saved: Record<string, string | undefined> = {};
   const ENV = ['XDG_CACHE_HOME', 'CODEX_HOME'] as const;
-  before(() => {
-    (fsp as { readdir: unknown }).readdir = function (this: unknown, p: unknown, ...rest: unknown[]) {
-      if (typeof p === 'string' && p === join(home ?? '', 'archived_sessions')) listings++;
-      return (realReaddir as (...a: unknown[]) => unknown).call(this, p, ...rest);
-    };
-  });
-  after(() => {
-    (fsp as { readdir: unknown }).readdir = realReaddir;
+  spyOnReaddir((p) => {
+    if (p === join(home ?? '', 'archived_sessions')) listings++;
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'prefix-lens-codex-parent-'));

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import fsp = require('node:fs/promises');
+import { spyOnReaddir } from '../../readdirSpy.js';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { findSessions, type SessionRef } from '../../../src/hosts/registry.js';
@@ -21,19 +21,11 @@ describe('folder walk: a Codex home is listed once, its forks resolved from that
   /** Listings with file types by folder (relative to `dir`), and peeks at names. */
   let typed: Map<string, number>;
   let peeks: Map<string, number>;
-  const realReaddir = fsp.readdir;
-  before(() => {
-    (fsp as { readdir: unknown }).readdir = function (this: unknown, p: unknown, ...rest: unknown[]) {
-      if (typeof p === 'string' && dir && p.startsWith(dir)) {
-        const m = (rest[0] as { withFileTypes?: boolean } | undefined)?.withFileTypes ? typed : peeks;
-        const k = relative(dir, p) || '.';
-        m.set(k, (m.get(k) ?? 0) + 1);
-      }
-      return (realReaddir as (...a: unknown[]) => unknown).call(this, p, ...rest);
-    };
-  });
-  after(() => {
-    (fsp as { readdir: unknown }).readdir = realReaddir;
+  spyOnReaddir((p, options) => {
+    if (!dir || !p.startsWith(dir)) return;
+    const m = options?.withFileTypes ? typed : peeks;
+    const k = relative(dir, p) || '.';
+    m.set(k, (m.get(k) ?? 0) + 1);
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'prefix-lens-codex-walk-'));

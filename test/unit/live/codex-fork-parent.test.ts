@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
-import fsp = require('node:fs/promises');
+import { spyOnReaddir } from '../../readdirSpy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetText } from '../../../src/cli/watch.js';
@@ -30,15 +30,8 @@ describe('live tail of a Codex fork: its parent rollout is looked for again when
   let dir: string;
   let home: string;
   let listings = 0;
-  const realReaddir = fsp.readdir;
-  before(() => {
-    (fsp as { readdir: unknown }).readdir = function (this: unknown, p: unknown, ...rest: unknown[]) {
-      if (typeof p === 'string' && p === join(home ?? '', 'archived_sessions')) listings++;
-      return (realReaddir as (...a: unknown[]) => unknown).call(this, p, ...rest);
-    };
-  });
-  after(() => {
-    (fsp as { readdir: unknown }).readdir = realReaddir;
+  spyOnReaddir((p) => {
+    if (p === join(home ?? '', 'archived_sessions')) listings++;
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'prefix-lens-live-fork-'));
