@@ -11,7 +11,7 @@ import { CAPTURE_HOST, DEFAULT_CAPTURE_PORT, startCaptureServer, type CaptureRec
 import { hostSetupText } from '../capture/setup.js';
 import { CaptureStore, DEFAULT_MAX_BYTES, defaultCaptureDir } from '../capture/store.js';
 import { plural } from '../plural.js';
-import { safe } from './text.js';
+import { argsErrorText, safe } from './text.js';
 
 /** The options `capture` accepts (each is in its usage and the README; test/unit/cli/usage-flags.test.ts). */
 export const CAPTURE_OPTIONS = {
@@ -52,7 +52,7 @@ export async function captureCommand(argv: string[], out: (s: string) => void, e
       options: CAPTURE_OPTIONS,
     });
   } catch (e) {
-    err(`prefix-lens capture: ${safe((e as Error).message)}\n${captureUsage()}`);
+    err(`prefix-lens capture: ${argsErrorText(e)}\n${captureUsage()}`);
     return 2;
   }
   const v = args.values;

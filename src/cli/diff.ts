@@ -25,6 +25,7 @@ import { sessionsAt } from './pipeline.js';
 import { compareRequests, comparisonLine } from '../report/requestText.js';
 import { plural } from '../plural.js';
 import { safe } from '../sanitize.js';
+import { argsErrorText } from './text.js';
 
 /** The options `diff` accepts (each is in DIFF_USAGE and the README; test/unit/cli/usage-flags.test.ts). */
 export const DIFF_OPTIONS = { session: { type: 'string' }, examples: { type: 'boolean' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
@@ -51,7 +52,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
       options: DIFF_OPTIONS,
     });
   } catch (e) {
-    err(`prefix-lens diff: ${safe((e as Error).message)}\n${DIFF_USAGE}`);
+    err(`prefix-lens diff: ${argsErrorText(e)}\n${DIFF_USAGE}`);
     return 2;
   }
   if (args.values.help) {

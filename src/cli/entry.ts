@@ -14,6 +14,7 @@ import { defaultCacheDir, useCodeOf } from '../cache/identity.js';
 import { loadCached } from './codecache.js';
 import { warmJson } from './warm.js';
 import { WORKER_ARG } from './workerarg.js';
+import { stdoutFailed } from './stdoutError.js';
 
 const FULL = join(__dirname, 'cli-main.js');
 
@@ -76,8 +77,8 @@ let viaStream = false;
 /**
  * The warm entry's stdout: `writeSync` to fd 1, not process.stdout (whose stream classes cost
  * ~10 ms CPU to load, and a warm run writes whole blocks). A pipe or file left non-blocking by
- * another process (EAGAIN) falls back to process.stdout with its backpressure; EPIPE (`| head`)
- * ends the run quietly, as the full CLI does.
+ * another process (EAGAIN) falls back to process.stdout with its backpressure; any other error is
+ * stdoutFailed's, as in the full CLI (EPIPE, `| head`, ends the run quietly).
  */
 function write(b: Uint8Array): Promise<void> | void {
   let at = 0;
@@ -85,14 +86,9 @@ function write(b: Uint8Array): Promise<void> | void {
     try {
       at += writeSync(1, b, at, b.length - at);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      if (code !== 'EAGAIN') throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') stdoutFailed(e);
       viaStream = true;
-      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-        throw e;
-      });
+      process.stdout.on('error', stdoutFailed);
     }
   }
   if (at >= b.length) return;

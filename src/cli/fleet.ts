@@ -13,6 +13,7 @@
 import { parseArgs } from 'node:util';
 import { fetchFleet, type FleetClientOptions, type FleetResult } from '../phux/client.js';
 import { displayText, jsonText, safe } from '../sanitize.js';
+import { argsErrorText } from './text.js';
 
 /** The options `fleet` accepts (each is in its usage and the README; test/unit/cli/usage-flags.test.ts). */
 export const FLEET_OPTIONS = {
@@ -48,7 +49,7 @@ export async function fleetCommand(argv: string[], out: (s: string) => void, dep
       allowPositionals: false,
     }));
   } catch (e) {
-    err(`prefix-lens fleet: ${safe(e instanceof Error ? e.message : String(e))}`);
+    err(`prefix-lens fleet: ${argsErrorText(e)}`);
     err(FLEET_USAGE);
     return 2;
   }

@@ -27,7 +27,8 @@ import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, t
 import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreadable, type Input, type RenderedSession } from './pipeline.js';
 import { jsonText, terminalText } from '../sanitize.js';
 import { plural } from '../plural.js';
-import { LEGEND, renderSession, safe, usd } from './text.js';
+import { stdoutFailed } from './stdoutError.js';
+import { LEGEND, argsErrorText, renderSession, safe, usd } from './text.js';
 import { gateText, parseGate, passReason, type Gate } from './gate.js';
 import { CAUSE_KINDS } from '../core/classify.js';
 import { treeStamp, warmPaths, writeManifest } from './warm.js';
@@ -77,12 +78,13 @@ PI-Desktop data dir ($PI_DESKTOP_DATA_DIR, ~/.pi-desktop), a folder of captured 
 (*.body.json), or any folder with sessions below it (e.g. ~/.claude, ~/.codex, Pi's agent dir);
 pi:, claude:, codex:, pidesktop:, botharness:<id prefix> (alone = that host's newest session),
 opencode:<id prefix> (alone = every session). No path (or --examples): the bundled example
-sessions. --all: every session of every host in its default folders (where host: looks: ~/.claude,
-~/.codex, ~/.pi/agent…, or where the hosts' variables say), newest first; not with --requests or --watch.
+sessions. --all: every session of every host in its default folders (the ones host: looks in:
+~/.claude, ~/.codex, ~/.pi/agent, …, moved by the hosts' variables), newest first; not with
+--requests or --watch.
 
 Exit codes: 0 done (check: no break failed the gate); 1 check: a break failed the gate (diff: no
 request N or M); 2 usage error, or no input could be read (--all: no session in the default
-folders; check: any input could not be read or held no session).`;
+folders; check: any input could not be read or held no session). prefix-lens --version: the version.`;
 
 /**
  * What a usage error prints after saying what was wrong: the commands' synopsis (USAGE's first
@@ -284,6 +286,11 @@ export async function main(
     out(USAGE);
     return 0;
   }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    // The package's own version (package.json beside examples/, at the package root).
+    out((JSON.parse(await readFile(resolve(root, 'package.json'), 'utf8')) as { version: string }).version);
+    return 0;
+  }
   if (command !== 'analyze' && command !== 'check') {
     err(`prefix-lens: unknown command "${safe(command)}"\n${USAGE_HINT}`);
     return 2;
@@ -297,7 +304,7 @@ export async function main(
     });
   } catch (e) {
     // parseArgs quotes the offending argument as given: one line, made visible.
-    err(`prefix-lens: ${safe((e as Error).message)}\n${USAGE_HINT}`);
+    err(`prefix-lens: ${argsErrorText(e)}\n${USAGE_HINT}`);
     return 2;
   }
   if (args.values.help) {
@@ -461,6 +468,10 @@ async function run(
   // indentation is spaces and newlines), so the chunks go to the raw sink: the output cache then
   // holds exactly the bytes printed.
   const json = args.values.json && command === 'analyze' ? new JsonReportWriter((chunk) => rawOut(chunk), rawBytes) : null;
+  // --json alone may copy a session's cached bytes or take a worker's rendered text; with --html the
+  // HTML needs each session's report as well, so every session comes as reports (the results cache
+  // still serves them).
+  const jsonOnly = json !== null && html === null;
   const onError = (e: string) => {
     errors++;
     err(`prefix-lens: ${safe(e)}`);
@@ -470,12 +481,12 @@ async function run(
   const cacheDir = defaultCacheDir(process.env);
   const noCache = args.values['no-cache'] === true;
   // --json stores each analyzed ref's output entry: its reports are read from there (results.ts), not stored twice.
-  const analyzeRef = noCache ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir, reportsInOutput: json !== null });
+  const analyzeRef = noCache ? undefined : (ref: SessionRef) => analyzeRefCached(ref, { cacheDir, reportsInOutput: jsonOnly });
   // --json: a ref whose printed bytes are cached is copied; the identity seen before a miss's
   // analysis is the one its output is stored under (only if the file still has it afterwards).
   const before = new Map<string, Identity>();
   const lookupOutput =
-    json && !noCache
+    jsonOnly && !noCache
       ? async (ref: SessionRef) => {
           const id = await identityOf(ref, defaultRules);
           const hit = id && (await cachedOutput(ref, { cacheDir, id }));
@@ -504,7 +515,7 @@ async function run(
     const start = () => (pool ??= new WorkerPool(n, noCache ? null : cacheDir));
     // --json: the worker renders the text (its bytes are transferred, not the report objects).
     const analyze = async (ref: SessionRef, next: NextSession) =>
-      (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (json ? start().analyze(ref, true, next) : start().analyze(ref, false, next));
+      (noCache ? null : await cachedReports(ref, { cacheDir })) ?? (jsonOnly ? start().analyze(ref, true, next) : start().analyze(ref, false, next));
     return { analyze, ahead: n };
   };
   // A run the warm entry can answer next time (warm.ts): what discovery can see is stamped
@@ -581,19 +592,20 @@ async function run(
     await pool?.close();
   }
   if (command === 'check') {
-    // A gate must not pass on input it could not read.
-    for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
-    if (errors || bad.length) {
-      err(`prefix-lens: ${plural(errors + bad.length, 'input')} could not be read or held no session`);
-      return 2;
-    }
     for (const b of breaks) out(b.line);
     const fails = breaks.filter((b) => b.fails).length;
     const passed = breaks.length - fails;
     // The verb agrees with its count: "1 request breaks", "2 requests break".
     const pass = passed === 1 ? 'passes' : 'pass';
     if (fails) out(`${plural(fails, 'request')} ${fails === 1 ? 'breaks' : 'break'} the cache${passed ? `; ${passed} more ${passed === 1 ? 'break' : 'breaks'} ${pass} the gate (${gateText(gate)})` : ''}`);
-    else out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${plural(count, 'session')}; ${plural(passed, 'break')} ${pass} it` : `no cache breaks in ${plural(count, 'session')}`);
+    else if (breaks.length || !(errors || bad.length)) out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${plural(count, 'session')}; ${plural(passed, 'break')} ${pass} it` : `no cache breaks in ${plural(count, 'session')}`);
+    // A gate must not pass on input it could not read: the breaks of what it read are listed
+    // above all the same (one stray empty file must not hide them), then exit 2.
+    for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+    if (errors || bad.length) {
+      err(`prefix-lens: ${plural(errors + bad.length, 'input')} could not be read or held no session`);
+      return 2;
+    }
     return fails ? 1 : 0;
   }
   if (html && !(await html.end(count))) return 2;
@@ -621,7 +633,7 @@ async function run(
 
 /**
  * Resolves when stdout has written what it buffered ('drain'), or at once when it is closed
- * (the EPIPE handler ends the process).
+ * (the error handler, stdoutFailed, ends the process).
  */
 let draining: Promise<void> | null = null;
 function stdoutDrain(): Promise<void> {
@@ -649,11 +661,8 @@ function stdoutDrain(): Promise<void> {
  */
 export function cli(boot?: WorkerBoot): void {
   setWorkerBoot(boot);
-  // A closed pipe (`prefix-lens analyze | head`) ends the output, not the program with a stack trace.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw e;
-  });
+  // A closed pipe (`prefix-lens analyze | head`) ends the output; a full disk is one line and exit 2 (stdoutError.ts).
+  process.stdout.on('error', stdoutFailed);
   main(
     process.argv.slice(2),
     (s) => (process.stdout.write(`${s}\n`) ? undefined : stdoutDrain()),

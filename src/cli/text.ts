@@ -13,6 +13,13 @@ import { safe } from '../sanitize.js';
 /** One cell of untrusted text (src/sanitize.ts, the one sanitizer): control characters made visible, one line. */
 export { safe };
 
+/**
+ * A command-line parser's error (node:util parseArgs) as one line for stderr: its message made
+ * visible (safe) with its line breaks joined by spaces (parseArgs words some errors, e.g. an
+ * option value that starts with a dash, over three lines).
+ */
+export const argsErrorText = (e: unknown): string => safe(String(e instanceof Error ? e.message : e).replace(/\s*\n\s*/g, ' '));
+
 function pad(s: string, n: number, right = false): string {
   const t = s.length > n ? `${s.slice(0, n - 1)}…` : s;
   return right ? t.padStart(n) : t.padEnd(n);

@@ -14,6 +14,7 @@ import { diverge } from '../core/diverge.js';
 import type { Block, LlmRequest, Segment } from '../core/model.js';
 import { safe } from '../sanitize.js';
 import { n } from './reason.js';
+import { plural } from '../plural.js';
 
 /** A position in a RequestDocument (0-based line; character in UTF-16 units, as VS Code counts). */
 export interface TextPosition {
@@ -110,7 +111,7 @@ function nodesOf(tail: BlockNode | null): BlockNode[] {
  * and a byte offset in it to locate.
  */
 export function requestDocument(req: LlmRequest, title: string, change?: { depth: number; offsetInBlock: number }): RequestDocument {
-  const lines: string[] = [safe(title), `${safe(`${req.provider}/${req.model}`)} · ${safe(req.api)} · ${req.evidence} · ${req.tail ? `${n(req.tail.depth)} blocks, ${n(req.tail.bytesThrough)} bytes` : 'no prefix known'}`];
+  const lines: string[] = [safe(title), `${safe(`${req.provider}/${req.model}`)} · ${safe(req.api)} · ${req.evidence} · ${req.tail ? `${plural(req.tail.depth, 'block', { shown: n(req.tail.depth) })}, ${plural(req.tail.bytesThrough, 'byte', { shown: n(req.tail.bytesThrough) })}` : 'no prefix known'}`];
   const params = Object.entries(req.params);
   if (params.length) lines.push(`params: ${params.map(([k, v]) => safe(`${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)).join(', ')}`);
   const blockLines: number[] = [];

@@ -101,6 +101,12 @@ describe('prefix-lens CLI', () => {
     assert.equal(r.stderr, '');
   });
 
+  it('--version prints the package version on stdout', async () => {
+    const r = await run(['--version']);
+    assert.deepEqual([r.code, r.out], [0, (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version]);
+    assert.match(r.out, /^\d+\.\d+\.\d+$/);
+  });
+
   it('--help prints the usage on stdout', async () => {
     const r = await run(['--help']);
     assert.equal(r.code, 0);

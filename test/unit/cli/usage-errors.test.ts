@@ -22,6 +22,8 @@ describe('usage errors', () => {
   const cases: Array<[string, string[], string]> = [
     ['an unknown command', ['frob'], 'prefix-lens: unknown command "frob"'],
     ['an unknown option', ['analyze', '--bogus'], "prefix-lens: Unknown option '--bogus'"],
+    // parseArgs words this one over three lines: one line here.
+    ['an option value that starts with a dash', ['check', '--min-tokens', '-1'], "prefix-lens: Option '--min-tokens' argument is ambiguous. Did you forget to specify the option argument for '--min-tokens'? To specify an option argument starting with a dash use '--min-tokens=-XYZ'."],
     ['an option of another command', ['analyze', '--min-tokens', '5'], 'prefix-lens: --min-tokens is an option of check, not analyze'],
     ['options that exclude each other', ['analyze', '--requests', 'a', '--captures', 'b'], 'prefix-lens: --captures and --requests exclude each other'],
     ['--json with --html -', ['analyze', '--json', '--html', '-'], 'prefix-lens: --json and --html - both write to stdout; give --html a file'],
