@@ -142,7 +142,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   const name = s.title ?? s.id;
   const c = compareRequests(prev, req, name, familyFor(req.model, req.api).renderOrder);
   const [baseNumber, reqNumber] = [numbers[other], numbers[at]];
-  out(comparisonLine(name, baseNumber, reqNumber, c.difference, judged && judged.matched === prev.index ? { verdict: judged.verdict, causes: judged.causes.map((x) => x.kind) } : undefined));
+  out(comparisonLine(name, baseNumber, reqNumber, c.difference, judged && judged.matched === prev.index ? { verdict: judged.verdict, causes: judged.causes.map((x) => x.kind), breakSegment: judged.break?.segment ?? null } : undefined));
   const patch = createTwoFilesPatch(`request #${baseNumber}`, `request #${reqNumber}`, c.base.text, c.request.text, undefined, undefined, { context });
   // jsdiff starts with a "=====" separator (and an "Index:" line when both names are equal): the ---/+++ lines and hunks are the diff.
   for (const line of patch.split('\n')) if (/^(---|\+\+\+|@@|[ +\-\\])/.test(line)) out(line);

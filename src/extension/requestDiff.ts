@@ -92,7 +92,7 @@ export class RequestDiff implements vscode.TextDocumentContentProvider, vscode.D
     const q = { key: ref.key, path: ref.path, sessionId: report.id, base, index, numbers: { base: b.number, index: r.number }, hashes: { base: b.prefixHash, index: r.prefixHash } };
     const c = await this.render({ ...q, side: 'request' }, token);
     // The verdict is about the comparison the judge made: shown when `base` is the request it compared with.
-    const title = comparisonLine(report.title ?? report.id, b.number, r.number, c.difference, r.matched === base ? { verdict: r.verdict, causes: r.causes.map((x) => x.kind) } : undefined);
+    const title = comparisonLine(report.title ?? report.id, b.number, r.number, c.difference, r.matched === base ? { verdict: r.verdict, causes: r.causes.map((x) => x.kind), breakSegment: r.break?.segment ?? null } : undefined);
     const uri = (side: DocQuery['side']) => vscode.Uri.from({ scheme: REQUEST_SCHEME, path: `/${report.host}/${report.id}/request-${side === 'base' ? b.number : r.number}.txt`, query: JSON.stringify({ ...q, side }) });
     const pos = c.request.changeAt;
     // The cursor goes to the start of the changed line (the diff marks the characters): a reveal

@@ -160,12 +160,17 @@ export function compareRequests(base: LlmRequest, req: LlmRequest, title: string
  * byte 49 of the block, prefix byte 56`. `base`, `index`: the two requests' numbers (core/numbering.ts:
  * `9`, `8.1`). `verdict`: the judge's verdict and cause kinds of request
  * `index`, given only when `base` is the request the judge compared it with (the verdict is about
- * that comparison). Single-line and control-free.
+ * that comparison), with `breakSegment` the segment of its break point (null without one): a break
+ * the judge put in an opaque head (the system prompt and tools a transcript does not record, e.g.
+ * Pi's) is said to be there, where the recorded prefixes show no difference. Single-line and control-free.
  */
-export function comparisonLine(name: string, base: string, index: string, d: PrefixDifference, verdict?: { verdict: string; causes: string[] }): string {
+export function comparisonLine(name: string, base: string, index: string, d: PrefixDifference, verdict?: { verdict: string; causes: string[]; breakSegment?: string | null }): string {
   const parts = [`${safe(name)}: #${base} ↔ #${index}`];
   if (verdict) parts.push(`verdict ${verdict.verdict}${verdict.causes.length ? ` (${verdict.causes.join(', ')})` : ''}`);
   if (d.kind === 'differs') parts.push(`first difference in block ${d.depth} (${d.segment} · ${safe(d.path)}), byte ${n(d.offsetInBlock)} of the block, prefix byte ${n(d.prefixByte)}`);
+  // The head's bytes here are a stand-in (the same on both sides): the change the judge found in it is not shown.
+  else if ((d.kind === 'extends' || d.kind === 'same') && verdict?.breakSegment === 'head')
+    parts.push(`${d.kind === 'same' ? 'recorded prefixes identical' : `#${index}'s recorded prefix extends #${base}'s`}: the change is in the head the transcript does not record (opaque, not shown)`);
   else if (d.kind === 'extends') parts.push(`#${index}'s prefix extends #${base}'s`);
   else if (d.kind === 'start-of') parts.push(`#${index}'s prefix is the start of #${base}'s`);
   else if (d.kind === 'same') parts.push('identical prefixes');

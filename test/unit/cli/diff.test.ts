@@ -29,6 +29,12 @@ describe('prefix-lens diff (a request beside the one it was compared with)', () 
     assert.ok(r.out.includes(' params: thinking=high'));
   });
 
+  it('a break the judge put in the opaque head (Pi long #4, system-changed): the line says the change is in the unrecorded head, the recorded prefix only extends', async () => {
+    const r = await run(['diff', 'test/fixtures/pi/long/agent/sessions/--home-user-pi-lab-long-project--/2026-12-01T09-25-41-787Z_01a230ec-991a-7497-9a50-b9f4f6517541.jsonl', '4']);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out[0], "01a230ec-991a-7497-9a50-b9f4f6517541: #3 ↔ #4 · verdict break (system-changed) · #4's recorded prefix extends #3's: the change is in the head the transcript does not record (opaque, not shown)");
+  });
+
   it('a request that only extends the other: "no break", the added blocks as additions; M named explicitly', async () => {
     const r = await run(['diff', PI_MAIN, '2', '1', '--context', '0']);
     assert.equal(r.code, 0, r.err);
