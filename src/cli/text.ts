@@ -96,7 +96,7 @@ export function renderRequest(r: RequestReport, modelWidth: number, out: (line: 
   if (r.break && r.break.segment !== 'params') {
     const vs = r.matchedNumber ? ` (vs #${r.matchedNumber})` : '';
     const reads =
-      r.observedRead !== null && r.expectedRead !== null ? `; read ${r.observedRead}, expected ~${r.expectedRead}` : '';
+      r.observedRead !== null && r.expectedRead !== null ? `; read ${r.observedRead}, ~${r.expectedRead} expected up to the change` : '';
     const lost = r.lostTokens ? `; ~${r.lostTokens} tokens re-billed` : '';
     out(`${' '.repeat(14)}at ${safe(r.break.path)}${vs}${reads}${lost}`);
     if (r.break.before || r.break.after) {
@@ -244,8 +244,9 @@ export const LEGEND = [
   '  unknown (! = the request failed).',
   'break: the first changed item (message/tool/system index within its segment) and byte offset (wire: in the body).',
   'cost: extra USD the break caused; $0 = nothing extra; - = prices unknown. cause? = likely, not certain.',
-  'Below a break: its JSON path, the request compared with, the tokens read (reported) and expected and re-billed',
-  '  (~ = estimated from bytes, calibrated on the session\'s usage), and the bytes before/after the first change.',
+  'Below a break: its JSON path, the request compared with, the tokens read (reported) and expected up to the change',
+  '  (~0 for a change before the first cache breakpoint) and re-billed (~ = estimated from bytes, calibrated on the',
+  '  session\'s usage), and the bytes before/after the first change.',
   'system delta (PI-Desktop): a system message after the first; re-billed both ways = if folded into the first system',
   '  message (collapsed) or kept in place (mid-conversation), vs the same earlier request (Nib ADR 0337).',
 ];
