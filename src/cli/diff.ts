@@ -25,7 +25,7 @@ import { sessionsAt } from './pipeline.js';
 import { compareRequests, comparisonLine } from '../report/requestText.js';
 import { plural } from '../plural.js';
 import { safe } from '../sanitize.js';
-import { argsErrorText } from './text.js';
+import { argsErrorText, diagnosticText } from './text.js';
 
 /** The options `diff` accepts (each is in DIFF_USAGE and the README; test/unit/cli/usage-flags.test.ts). */
 export const DIFF_OPTIONS = { session: { type: 'string' }, examples: { type: 'boolean' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
@@ -120,7 +120,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   // A session that could not be read (a file that is not a session, an OpenCode id not in the database) says why.
   const errors = s.diagnostics.filter((d) => d.severity === 'error');
   if (!s.requests.length && errors.length) {
-    for (const d of errors) err(`prefix-lens diff: ${safe(d.file)}${d.line > 0 ? `:${d.line}` : ''}: ${safe(d.message)}`);
+    for (const d of errors) err(`prefix-lens diff: ${diagnosticText(d)}`);
     return 2;
   }
   // The judge numbers the requests (core/numbering.ts) and gives N's verdict and the request it compared N with (the default M).

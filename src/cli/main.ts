@@ -28,7 +28,7 @@ import { JsonReportWriter, refResults, sessionJsonLines, sessionReports, unreada
 import { jsonText, terminalText } from '../sanitize.js';
 import { plural } from '../plural.js';
 import { stdoutFailed } from './stdoutError.js';
-import { LEGEND, argsErrorText, renderSession, safe, usd } from './text.js';
+import { LEGEND, argsErrorText, diagnosticText, renderSession, safe, usd } from './text.js';
 import { gateText, parseGate, passReason, type Gate } from './gate.js';
 import { CAUSE_KINDS } from '../core/classify.js';
 import { treeStamp, warmPaths, writeManifest } from './warm.js';
@@ -565,7 +565,7 @@ async function run(
         if (command === 'check') {
           breaks.push(...breaksOf(s, gate));
           // Read with damage (a malformed line skipped, a cut last line): the gate says where, on stderr.
-          if (!unreadable(s)) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+          if (!unreadable(s)) for (const d of s.diagnostics) err(diagnosticText(d));
         }
         else {
           if (html && !(await html.session(s))) {
@@ -577,7 +577,7 @@ async function run(
             entry?.endSession(s.requests.length, unreadable(s));
           } else if (html) {
             // The HTML report instead of the text one: what the text would have said of damage, on stderr.
-            for (const d of s.diagnostics) if (d.severity !== 'info') err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+            for (const d of s.diagnostics) if (d.severity !== 'info') err(diagnosticText(d));
           } else {
             if (count > 1) out('');
             if (renderSession(s, out)) tables++;
@@ -601,7 +601,7 @@ async function run(
     else if (breaks.length || !(errors || bad.length)) out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${plural(count, 'session')}; ${plural(passed, 'break')} ${pass} it` : `no cache breaks in ${plural(count, 'session')}`);
     // A gate must not pass on input it could not read: the breaks of what it read are listed
     // above all the same (one stray empty file must not hide them), then exit 2.
-    for (const s of bad) for (const d of s.diagnostics) err(`${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+    for (const s of bad) for (const d of s.diagnostics) err(diagnosticText(d));
     if (errors || bad.length) {
       err(`prefix-lens: ${plural(errors + bad.length, 'input')} could not be read or held no session`);
       return 2;

@@ -8,10 +8,17 @@ import { plural } from '../plural.js';
 import type { Report, RequestReport, SessionReport } from '../report/json.js';
 import { agreementText, hostMissText } from '../report/hostmiss.js';
 import { numberAt } from '../report/numbers.js';
+import type { Diagnostic } from '../core/model.js';
 import { safe } from '../sanitize.js';
 
 /** One cell of untrusted text (src/sanitize.ts, the one sanitizer): control characters made visible, one line. */
 export { safe };
+
+/**
+ * A diagnostic as one line of text: `file:line: message`, or `file: message` for one of no line
+ * (line 0: a database, a folder, a whole file), both made visible (safe).
+ */
+export const diagnosticText = (d: Pick<Diagnostic, 'file' | 'line' | 'message'>): string => `${safe(d.file)}${d.line > 0 ? `:${d.line}` : ''}: ${safe(d.message)}`;
 
 /**
  * A command-line parser's error (node:util parseArgs) as one line for stderr: its message made
@@ -196,7 +203,7 @@ function renderFindings(s: SessionReport, out: (line: string) => void): void {
   if (s.persona) renderPersona(s.persona, (i) => numberAt(s.requests, i), out);
   const ignored = Object.entries(s.ignored);
   if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
-  for (const d of s.diagnostics) out(`  ${d.severity}: ${safe(d.file)}:${d.line}: ${safe(d.message)}`);
+  for (const d of s.diagnostics) out(`  ${d.severity}: ${diagnosticText(d)}`);
 }
 
 /** One line for the phux context stream, then one per ADR-0067 violation. */

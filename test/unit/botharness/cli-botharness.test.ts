@@ -74,6 +74,6 @@ describe('prefix-lens CLI on BotHarness (DSH) sessions', () => {
     const { code, out } = await run(['analyze', built.old, '--no-cache']);
     assert.equal(code, 0);
     assert.match(out, /^ {2}persona: snapshot unknown; unknown$/m);
-    assert.match(out, /warning: .*botharness\.db:0: session_ownership has no persona_snapshot \/ persona_snapshot_at columns \(schema generation 6\)/);
+    assert.match(out, /warning: .*botharness\.db: session_ownership has no persona_snapshot \/ persona_snapshot_at columns \(schema generation 6\)/);
   });
 });

@@ -114,6 +114,6 @@ describe('a host:prefix argument that matches no session', () => {
     assert.equal(r.err, '');
     const text = await runCli(['analyze', 'opencode:', '--no-cache']);
     assert.equal(text.code, 2);
-    assert.ok(text.outLines.includes(`  error: ${db}:0: not an SQLite database (bad header; a half-written or foreign file)`), text.out);
+    assert.ok(text.outLines.includes(`  error: ${db}: not an SQLite database (bad header; a half-written or foreign file)`), text.out);
   });
 });
