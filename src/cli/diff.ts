@@ -26,6 +26,7 @@ import { compareRequests, comparisonLine } from '../report/requestText.js';
 import { plural } from '../plural.js';
 import { safe } from '../sanitize.js';
 import { argsErrorText, diagnosticText } from './text.js';
+import { diffOutputLines } from './diffLines.js';
 
 /** The options `diff` accepts (each is in DIFF_USAGE and the README; test/unit/cli/usage-flags.test.ts). */
 export const DIFF_OPTIONS = { session: { type: 'string' }, examples: { type: 'boolean' }, requests: { type: 'string' }, captures: { type: 'string', multiple: true }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
@@ -144,8 +145,8 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
   const [baseNumber, reqNumber] = [numbers[other], numbers[at]];
   out(comparisonLine(name, baseNumber, reqNumber, c.difference, judged && judged.matched === prev.index ? { verdict: judged.verdict, causes: judged.causes.map((x) => x.kind), breakSegment: judged.break?.segment ?? null } : undefined));
   const patch = createTwoFilesPatch(`request #${baseNumber}`, `request #${reqNumber}`, c.base.text, c.request.text, undefined, undefined, { context });
-  // jsdiff starts with a "=====" separator (and an "Index:" line when both names are equal): the ---/+++ lines and hunks are the diff.
-  for (const line of patch.split('\n')) if (/^(---|\+\+\+|@@|[ +\-\\])/.test(line)) out(line);
+  // jsdiff starts with a "=====" separator (and an "Index:" line when both names are equal): the ---/+++ lines and hunks are the diff, long lines cut.
+  for (const line of diffOutputLines(patch)) out(line);
   return 0;
 }
 
