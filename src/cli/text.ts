@@ -47,6 +47,17 @@ export function usd(n: number | null): string {
   return n < 0.1 ? `$${n.toFixed(5)}` : `$${n.toFixed(2)}`;
 }
 
+/**
+ * The days a session's requests were sent on, for its header: ` on 2026-12-01 (UTC)`, ` from
+ * 2026-12-01 to 2026-12-03 (UTC)`; '' when no request has a time. ISO times, so text order is time order.
+ */
+function daysText(requests: RequestReport[]): string {
+  const days = requests.flatMap((r) => (r.time ? [r.time.slice(0, 10)] : [])).sort();
+  if (!days.length) return '';
+  const [first, last] = [safe(days[0]), safe(days[days.length - 1])];
+  return first === last ? ` on ${first} (UTC)` : ` from ${first} to ${last} (UTC)`;
+}
+
 function time(iso: string | null): string {
   return iso ? iso.slice(11, 19) : '--:--:--';
 }
@@ -162,7 +173,7 @@ export function renderSession(s: SessionReport, out: (line: string) => void, tab
     return false;
   }
   const evidence = new Set(s.requests.map((r) => r.evidence));
-  out(`  ${plural(s.requests.length, 'request')}, evidence: ${[...evidence].join(', ') || 'none'}`);
+  out(`  ${plural(s.requests.length, 'request')}${daysText(s.requests)}, evidence: ${[...evidence].join(', ') || 'none'}`);
   // Notes shared by several requests describe the session; one-off notes stay in the JSON.
   const counts = new Map<string, number>();
   for (const n of s.requests.flatMap((r) => r.notes)) counts.set(n, (counts.get(n) ?? 0) + 1);
@@ -171,7 +182,15 @@ export function renderSession(s: SessionReport, out: (line: string) => void, tab
   // The model column fits the longest model id with its kind (`claude-sonnet-4-5 (summary)`), within 22..40.
   const modelWidth = modelWidthOf(s.requests);
   out(headerRow(modelWidth));
-  for (const r of s.requests) renderRequest(r, modelWidth, out);
+  // The time column is UTC time of day: a request on another day than the one before it is
+  // preceded by its date.
+  let day: string | null = null;
+  for (const r of s.requests) {
+    const d = r.time ? r.time.slice(0, 10) : null;
+    if (d && day && d !== day) out(`${' '.repeat(5)}── ${safe(d)} ──`);
+    if (d) day = d;
+    renderRequest(r, modelWidth, out);
+  }
   const t = s.totals;
   out('');
   out(
@@ -245,6 +264,7 @@ function renderPersona(p: PersonaReport, numberOf: (index: number) => string, ou
 export const LEGEND = [
   '#: agent requests 1, 2, 3… in send order; 8.1, 8.2… = the other requests sent after #8: the host\'s side requests',
   '  ((summary)/(title) after the model) and attempts the transcript does not record. The same with or without --requests.',
+  'time: UTC time of day the request was sent; the header gives the days, a "── date ──" line each new day.',
   'read/write/uncached: prompt tokens the provider reported (cache read, cache write, neither); - = no usage recorded.',
   'verdict: cold = first request of its lineage here (it may still read an entry another session wrote); hit; break;',
   '  ttl-expired; below-minimum (too short to cache); model-switch; unexplained-miss (prefix unchanged, read collapsed);',

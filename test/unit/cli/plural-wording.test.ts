@@ -19,13 +19,13 @@ async function sessionLines(path: string, header: string): Promise<string[]> {
 describe('counts in the text report (cli/text.ts)', () => {
   it('the OpenCode sub-agent session (one request): "1 request, evidence: reconstructed" (it said "1 requests")', async () => {
     const lines = await sessionLines('test/fixtures/opencode', '"Scripted subtask (@general subagent)"');
-    assert.equal(lines[2], '  1 request, evidence: reconstructed');
+    assert.equal(lines[2], '  1 request on 2026-12-01 (UTC), evidence: reconstructed');
     assert.equal(lines.find((l) => l.startsWith('  totals: ')), '  totals: read 0, write 5974, uncached 0, output 17 tokens; hit rate 0.0%; 0 breaks; re-billed ~0 tokens');
   });
 
   it('the Claude Code sub-agent (one request with its verdict): "Claude Code cache diagnostics: 1 request" (it said "1 request(s)")', async () => {
     const lines = await sessionLines('test/fixtures/claude-code', '"general-purpose: Scripted sub-task"');
-    assert.equal(lines[2], '  1 request, evidence: reconstructed');
+    assert.equal(lines[2], '  1 request on 2026-12-01 (UTC), evidence: reconstructed');
     assert.ok(lines.includes('  Claude Code cache diagnostics: 1 request; 1 agree with our verdict, 0 disagree'), lines.join('\n'));
   });
 
