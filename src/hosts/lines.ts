@@ -73,12 +73,104 @@ async function* lineBatches(file: string, opts: ReadLinesOptions, keepBytes: boo
   // The stream closes the handle when it ends or is destroyed (autoClose).
   const stream = handle.createReadStream({ start: from, end: size - 1, highWaterMark: opts.chunkBytes ?? 64 * 1024 });
   const splitter = new LineSplitter({ maxLineBytes, start: from, firstLine: opts.firstLine, keepBytes });
+  // From the file's start, the lines are held until they show text (BinarySniff); then passed on as they come.
+  const sniff = from === 0 ? new BinarySniff() : null;
   for await (const chunk of stream as AsyncIterable<Buffer>) {
-    const batch = splitter.push(chunk);
+    const batch = sniff?.holding ? sniff.take(file, splitter.push(chunk), false) : splitter.push(chunk);
     if (batch.length > 0) yield batch;
   }
-  const last = splitter.end();
+  const last = sniff?.holding ? sniff.take(file, splitter.end(), true) : splitter.end();
   if (last.length > 0) yield last;
+}
+
+/** Non-blank lines at a file's start that BinarySniff looks at: this many lines, none JSON and most binary, make it no text file. */
+export const SNIFF_LINES = 32;
+/** Bytes of held lines past which BinarySniff stops looking (takes the file as text): holding stays bounded. */
+const SNIFF_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A file that is no text/JSONL file at all (random bytes, an image, a compressed file named
+ * `.jsonl`): read from its start, none of its first SNIFF_LINES non-blank lines (of all of them
+ * when it has fewer) is JSON, and at least half of them hold a NUL byte or invalid UTF-8.
+ */
+export class NotTextFile extends Error {
+  constructor(
+    readonly file: string,
+    /** Non-blank lines looked at. */
+    readonly lines: number,
+    /** Of those, the lines holding a NUL byte or invalid UTF-8. */
+    readonly binary: number,
+  ) {
+    const which = lines === SNIFF_LINES ? `its first ${lines} non-blank lines` : lines === 1 ? 'its only non-blank line' : `its ${lines} non-blank lines`;
+    const held = lines === 1 ? 'it holds' : binary === lines ? 'all hold' : `${binary} hold`;
+    super(`not a text/JSONL session: ${lines === 1 ? `${which} is not JSON` : `none of ${which} is JSON`} and ${held} NUL bytes or invalid UTF-8 (binary data?); not read`);
+    this.name = 'NotTextFile';
+  }
+}
+
+/**
+ * Whether a line ends BinarySniff's check as JSON: one that parses, or, not parsed twice, a text
+ * line (no NUL byte, valid UTF-8) that starts as an object or array does, and an oversized line.
+ */
+function jsonLine(l: Line, binary: boolean): boolean {
+  if (l.oversized !== undefined || (!binary && /^\s*[[{]/.test(l.text))) return true;
+  try {
+    JSON.parse(l.text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The check of a file's start for binary data, shared by every JSONL reader (readLines and
+ * readJsonLines from offset 0; readJsonLines and the hosts' readers over readLines parse every
+ * line as JSON): the lines are held until one is JSON, which ends the check and passes them all
+ * on. SNIFF_LINES non-blank lines none of which is JSON, at least half of them binary (a NUL
+ * byte or invalid UTF-8: random bytes give a line every ~256 bytes, a few of them plain ASCII),
+ * throw NotTextFile before any line is passed on: one diagnostic instead of one per line; so
+ * does a shorter file that ends so. It cannot fire on a real session with a few damaged lines:
+ * those are followed by lines that parse (a damaged line 1 — cut, a NUL byte before it — by
+ * line 2); a file of text that is not JSON (a log named `.jsonl`) is read as before, a
+ * diagnostic per line. Holding past SNIFF_MAX_BYTES ends the check.
+ */
+class BinarySniff {
+  holding = true;
+  private held: Line[] = [];
+  private heldBytes = 0;
+  private lines = 0;
+  private binary = 0;
+
+  /** The lines to pass on for `lines` (none while holding); `end`: the file ended after them. @throws NotTextFile */
+  take(file: string, lines: Line[], end: boolean): Line[] {
+    for (const l of lines) {
+      this.held.push(l);
+      if (!this.holding) continue;
+      if (l.oversized === undefined && l.text.trim() === '') continue;
+      const binary = l.invalidUtf8 !== undefined || l.text.includes('\u0000');
+      if (jsonLine(l, binary)) {
+        this.holding = false;
+        continue;
+      }
+      this.lines++;
+      if (binary) this.binary++;
+      this.heldBytes += l.text.length;
+      if (this.lines >= SNIFF_LINES) this.decide(file);
+      else if (this.heldBytes > SNIFF_MAX_BYTES) this.holding = false;
+    }
+    if (end && this.holding && this.lines > 0) this.decide(file);
+    if (this.holding && !end) return [];
+    this.holding = false;
+    const out = this.held;
+    this.held = [];
+    return out;
+  }
+
+  /** No JSON line in the lines looked at: binary data when at least half are binary, else text (the check ends). */
+  private decide(file: string): void {
+    if (2 * this.binary >= this.lines) throw new NotTextFile(file, this.lines, this.binary);
+    this.holding = false;
+  }
 }
 
 /**
