@@ -220,36 +220,46 @@ const lineRange = (first: number, last: number): string => (first === last ? `li
 
 /**
  * Keeps the first `max` diagnostics of a session; every later one is counted in one summary
- * diagnostic per file (severity = the worst folded, line = the first folded line), so that a file
- * of a million bad lines gives a report of bounded size. A reader's summary of lines it only
- * counted (LineProblems) counts as those lines. Modifies `session.diagnostics` in place.
+ * diagnostic per file (severity = the worst folded), so that a file of a million bad lines gives a
+ * report of bounded size. A reader's summary of lines it only counted (LineProblems) counts as
+ * those lines. The summary's range is where the folded problems are: those after the last listed
+ * line of the file (the summary's line is their first), and, named apart, those at lines among
+ * the listed ones (a reader's diagnostic of the whole file at line 1 that comes after its line
+ * diagnostics, another kind's diagnostics between the lines of the listed kind): "6841 more
+ * problems in this file, lines 1003–7873 and 1 at line 1 among the listed lines" (it read
+ * "lines 1–7873", as if the listed lines were among them). Modifies `session.diagnostics` in place.
  */
 export function foldDiagnostics(session: Session, max = MAX_DIAGNOSTICS): Session {
   const all = session.diagnostics;
   if (all.length <= max) return session;
   const rank = { info: 0, warning: 1, error: 2 } as const;
-  const folded = new Map<string, { first: number; last: number; count: number; severity: Diagnostic['severity'] }>();
+  // The last listed line of each file: a folded problem at or before it is among the listed lines.
+  const lastListed = new Map<string, number>();
+  for (let i = 0; i < max; i++) lastListed.set(all[i].file, Math.max(lastListed.get(all[i].file) ?? 0, all[i].line));
+  type Span = { first: number; last: number; count: number };
+  const folded = new Map<string, { later: Span | null; among: Span | null; severity: Diagnostic['severity'] }>();
+  const widen = (s: Span | null, first: number, last: number, count: number): Span =>
+    s ? { first: Math.min(s.first, first), last: Math.max(s.last, last), count: s.count + count } : { first, last, count };
   for (let i = max; i < all.length; i++) {
     const d = all[i];
     // A reader's summary of lines it only counted (LineProblems) folds as the lines it stands for.
     const count = d.counted?.lines ?? 1;
     const last = d.counted?.last ?? d.line;
-    const f = folded.get(d.file);
-    if (!f) folded.set(d.file, { first: d.line, last, count, severity: d.severity });
-    else {
-      f.first = Math.min(f.first, d.line);
-      f.last = Math.max(f.last, last);
-      f.count += count;
-      if (rank[d.severity] > rank[f.severity]) f.severity = d.severity;
-    }
+    let f = folded.get(d.file);
+    if (!f) folded.set(d.file, (f = { later: null, among: null, severity: d.severity }));
+    else if (rank[d.severity] > rank[f.severity]) f.severity = d.severity;
+    if (d.line > (lastListed.get(d.file) ?? 0)) f.later = widen(f.later, d.line, last, count);
+    else f.among = widen(f.among, d.line, last, count);
   }
   all.length = max;
   for (const [file, f] of folded) {
+    const count = (f.later?.count ?? 0) + (f.among?.count ?? 0);
+    const among = f.among ? `${f.later ? ` and ${f.among.count}` : ''} at ${lineRange(f.among.first, f.among.last)} among the listed lines` : '';
     all.push({
       file,
-      line: f.first,
+      line: (f.later ?? f.among!).first,
       severity: f.severity,
-      message: `${plural(f.count, 'more problem')} in this file, ${lineRange(f.first, f.last)}, not listed one by one (the first ${max} diagnostics of the session are)`,
+      message: `${plural(count, 'more problem')} in this file, ${f.later ? lineRange(f.later.first, f.later.last) : ''}${f.later ? among : among.slice(1)}, not listed one by one (the first ${max} diagnostics of the session are)`,
     });
   }
   return session;
