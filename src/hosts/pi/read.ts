@@ -344,15 +344,43 @@ export function buildPiRead(
     else parts.head.push({ file, line: first.line, severity: 'error', message: `invalid session header (${describeIssues(h.error)}); session id from the file name: ${piSessionIdOfFile(file)}` });
     raws.shift();
   } else {
+    // A valid header on a later line (the lines before it other objects): the file's own header,
+    // whose id Pi sent as the cache key. Pi itself takes a file whose first parsed line is not the
+    // header as invalid (reference/pi.md §1), so the diagnostic says so; the read uses that header.
+    const at = raws.findIndex((r) => r.obj.type === 'session' && HeaderSchema.safeParse(r.obj).success);
+    const late = at >= 0 ? raws[at] : undefined;
+    if (late) header = HeaderSchema.parse(late.obj);
     parts.head.push({
       file,
       line: first?.line ?? 1,
       severity: 'error',
-      message: `first line is not a Pi session header ({"type":"session",…}); Pi would treat the file as invalid. Reading the entries anyway, session id from the file name: ${piSessionIdOfFile(file)}`,
+      message: late
+        ? `session header found on line ${late.line}; Pi expects it on line 1 (the first line is not {"type":"session",…}) and would treat the file as invalid. Reading it with that header anyway: session id ${header!.id}`
+        : `first line is not a Pi session header ({"type":"session",…}); Pi would treat the file as invalid. Reading the entries anyway, session id from the file name: ${piSessionIdOfFile(file)}`,
     });
+    if (late) {
+      // Pi's v1 index counts the header where it is.
+      const fileIndexed = raws.map((r) => (r === late ? null : r));
+      raws.splice(at, 1);
+      return finishRead(file, header, raws, fileIndexed, first, diagnostics, ignored, parts);
+    }
   }
   // Pi indexes v1 `firstKeptEntryIndex` into the parsed lines with the header at 0.
   const fileIndexed: Array<RawLine | null> = header || first?.obj.type === 'session' ? [null, ...raws] : raws;
+  return finishRead(file, header, raws, fileIndexed, first, diagnostics, ignored, parts);
+}
+
+/** buildPiRead past the header: the version, the in-memory migrations, validation, the entry tree. */
+function finishRead(
+  file: string,
+  header: PiHeader | null,
+  raws: RawLine[],
+  fileIndexed: Array<RawLine | null>,
+  first: RawLine | undefined,
+  diagnostics: Diagnostic[],
+  ignored: Record<string, number>,
+  parts: ReadDiagnostics,
+): PiRead {
 
   const version = header ? (header.version ?? 1) : raws.some((r) => typeof r.obj.id === 'string') ? PI_SESSION_VERSION : 1;
   if (version > PI_SESSION_VERSION) {
