@@ -17,7 +17,7 @@ import { loadBotHarnessDb, type BotHarnessDb } from './db.js';
 import { botharnessDbPath, decodeCwdDir, dshHomeOfLog, LOG_NAME } from './locate.js';
 import { withHostValues } from '../numbers.js';
 import { DSH_VALUES, DshHeaderSchema, type DshHeader } from './schema.js';
-import { decodeFrame, frameEnd, isZstd } from './zstd.js';
+import { decodeFrame, frameEnd, isZstd, notZstdMessage } from './zstd.js';
 
 /** Bytes read from the start of a log for discovery. */
 const PEEK_BYTES = 64 * 1024;
@@ -39,6 +39,8 @@ function isDshEvent(o: Record<string, unknown>): boolean {
 /** What a peek at the start of a log found. */
 export interface DshPeek {
   header: DshHeader | null;
+  /** The file is named `.zstd` but is not zstd (zstd.ts notZstdMessage): claimed, its read says so. */
+  notZstd?: boolean;
   /** No DSH header on line 1, but the lines after it are DSH events: a log whose line 1 is damaged. */
   eventsAfterDamagedHeader: boolean;
   title: string | null;
@@ -95,6 +97,7 @@ export async function peekDshLog(file: string, decodedBudget = PEEK_DECODED_BYTE
   const h = lines[0] !== undefined ? parse(lines[0]) : undefined;
   const header = h ? DshHeaderSchema.safeParse(withHostValues(h, DSH_VALUES)) : undefined;
   const peek: DshPeek = { header: header?.success ? header.data : null, eventsAfterDamagedHeader: false, title: null, firstPrompt: null };
+  if (file.endsWith('.zstd') && notZstdMessage(buf) !== null) peek.notZstd = true;
   if (!peek.header) peek.eventsAfterDamagedHeader = nextLinesAre(lines, isDshEvent);
   for (const l of lines.slice(1)) {
     if (l.includes('"session/title"')) {
@@ -148,7 +151,8 @@ export async function botharnessRef(file: string, explicit: boolean, dbFile?: st
     if (!explicit) return null;
     peek = { header: null, eventsAfterDamagedHeader: false, title: null, firstPrompt: null };
   }
-  if (!peek.header && !peek.eventsAfterDamagedHeader && (!explicit || !name.endsWith('.zstd'))) {
+  // A `.zstd` log that is not zstd is claimed as a named one is: its read says so (read.ts), in a walk too.
+  if (!peek.header && !peek.eventsAfterDamagedHeader && !peek.notZstd && (!explicit || !name.endsWith('.zstd'))) {
     if (!explicit || name === 'session.jsonl') return null;
   }
   const home = dshHomeOfLog(file);

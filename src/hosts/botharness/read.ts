@@ -14,7 +14,7 @@ import { describeIssues } from '../issues.js';
 import { invalidUtf8Warning, readLines } from '../lines.js';
 import { checkHostValues, hostValuesWarning, LineProblems } from '../numbers.js';
 import { DSH_VALUES, DshEventSchema, DshHeaderSchema, PackedChunkSchema, QUIET_TYPES, type DshEvent, type DshHeader } from './schema.js';
-import { isZstd, zstdLogLines, type LogLine } from './zstd.js';
+import { isZstd, notZstdMessage, zstdLogLines, type LogLine } from './zstd.js';
 
 /** One event with its place in the log. */
 export interface DshEventRec {
@@ -53,12 +53,13 @@ const USED_TYPES = new Set([
   'step/start',
 ]);
 
-async function isCompressed(file: string): Promise<boolean> {
+/** The file's first (up to) 4 bytes. */
+async function headOf(file: string): Promise<Uint8Array> {
   const { handle, size } = await openRegular(file);
   try {
     const head = new Uint8Array(Math.min(4, size));
     await handle.read(head, 0, head.length, 0);
-    return isZstd(head);
+    return head;
   } finally {
     await handle.close();
   }
@@ -83,7 +84,15 @@ export async function readDshLog(file: string): Promise<DshRead> {
   const problems = new LineProblems(diagnostics, file);
   const bad = (line: number, severity: Diagnostic['severity'], message: string | (() => string)) => problems.add(line, severity, message);
   try {
-    compressed = await isCompressed(file);
+    const head = await headOf(file);
+    compressed = isZstd(head);
+    // A log named `.zstd` that is not zstd (random bytes, a plain log renamed): one error, not a
+    // diagnostic per line of its bytes read as text. Discovery claims it too (discover.ts).
+    const notZstd = file.endsWith('.zstd') ? notZstdMessage(head) : null;
+    if (notZstd) {
+      diagnostics.push({ file, line: 1, severity: 'error', message: notZstd });
+      return { file, header, compressed, events, diagnostics, ignored };
+    }
     const lines = compressed ? zstdLogLines(file, diagnostics) : plainLines(file);
     for await (const l of lines) {
       if (l.text.trim() === '') continue;

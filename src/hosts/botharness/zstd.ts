@@ -315,3 +315,20 @@ export async function* zstdLogLines(file: string, diagnostics: Diagnostic[], chu
 export function isZstd(head: Uint8Array): boolean {
   return head.length >= 4 && head[0] === 0x28 && head[1] === 0xb5 && head[2] === 0x2f && head[3] === 0xfd;
 }
+
+/**
+ * Why a file named `….zstd` is not zstd, or null: its first 4 bytes (all of them, 1 to 4) are not
+ * the zstd frame magic 28 b5 2f fd (RFC 8878 §3.1.1; a skippable frame's magic is zstd too). An
+ * empty file, or one whose magic is right, is left to the frame reader (it may be being written).
+ */
+export function notZstdMessage(head: Uint8Array): string | null {
+  if (head.length === 0 || isZstd(head)) return null;
+  if (head.length >= 4) {
+    const magic = (head[0] | (head[1] << 8) | (head[2] << 16) | (head[3] << 24)) >>> 0;
+    if (((magic & SKIPPABLE_MASK) >>> 0) === SKIPPABLE_MAGIC) return null;
+  } else if (ZSTD_HEAD.subarray(0, head.length).every((b, i) => b === head[i])) return null;
+  const hex = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  return `not zstd (bad magic ${hex}; a zstd file starts with 28 b5 2f fd); not read`;
+}
+
+const ZSTD_HEAD = Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd]);
