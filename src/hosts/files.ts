@@ -10,7 +10,7 @@
  * keep the reader busy. Refusals are `FileRefused` errors whose message is fit for a diagnostic.
  * Read-only: nothing is ever created or written.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /** Folders a discovery walk never enters (dependency trees and VCS data hold no sessions). */
@@ -147,7 +147,8 @@ export function fileErrorText(e: unknown): string {
 /**
  * Why `stat` of a path the user named failed, as "<path>: <reason>": ENOENT is "no such file or
  * directory" (what callers matched before), a symbolic-link loop, a permission or a name problem
- * says so (all of them used to read "no such file or directory").
+ * says so (all of them used to read "no such file or directory"), and so does a symbolic link
+ * whose target is missing (`a symbolic link to <target>, which does not exist`).
  */
 export function missingPathText(path: string, e: unknown): string {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
@@ -160,6 +161,16 @@ export function missingPathText(path: string, e: unknown): string {
           ? 'a part of the path is a file, not a folder'
           : code === 'ENAMETOOLONG'
             ? 'the name is too long'
-            : 'no such file or directory';
+            : (danglingLink(path) ?? 'no such file or directory');
   return `${path}: ${reason}`;
+}
+
+/** For a path that is a symbolic link whose target does not exist, the reason saying so; else null. */
+function danglingLink(path: string): string | null {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return null;
+    return `a symbolic link to ${readlinkSync(path)}, which does not exist`;
+  } catch {
+    return null;
+  }
 }

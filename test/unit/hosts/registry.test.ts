@@ -66,6 +66,8 @@ describe('host registry', () => {
     symlinkSync('loop-a', join(dir, 'loop-b'));
     await assert.rejects(findSessions(join(dir, 'loop-a')), /loop-a: a loop of symbolic links/);
     await assert.rejects(findSessions(join(d, 'damaged.jsonl', 'x')), /x: a part of the path is a file, not a folder/);
+    symlinkSync(join(dir, 'gone.jsonl'), join(dir, 'dangling.jsonl'));
+    await assert.rejects(findSessions(join(dir, 'dangling.jsonl')), { message: `${join(dir, 'dangling.jsonl')}: a symbolic link to ${join(dir, 'gone.jsonl')}, which does not exist` });
   });
 
   it('finds every OpenCode session of a data dir or database, child sessions with their parent', async () => {
