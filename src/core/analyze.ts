@@ -93,8 +93,14 @@ export interface SessionAnalysis {
   totals: Omit<TotalSums, 'prompt' | 'promptRead'> & { hitRate: number | null };
 }
 
-/** Estimated tokens of a prefix: through node `n` (null = none) and `extraBytes` more bytes. */
-export type TokensAt = (n: BlockNode | null, extraBytes?: number) => number;
+/**
+ * Estimated tokens of a prefix: through node `n` (null = none) and `extraBytes` more bytes.
+ * `trusted` is true when the estimate is calibrated on the lineage's own observed prompts (the
+ * token model has a base for the request's kind and lineage); without it the estimate is a guess
+ * (the fallback slope, no base for an opaque head): a size it gives is never taken as below the
+ * minimum (knownBelow, sizeSure).
+ */
+export type TokensAt = ((n: BlockNode | null, extraBytes?: number) => number) & { trusted?: boolean };
 
 interface Entry {
   req: LlmRequest;
@@ -342,6 +348,7 @@ export class SessionJudge {
       const bytes = (n ? n.bytesThrough : 0) + extraBytes;
       return bytes > 0 ? Math.round(base + perByte * bytes) : 0;
     };
+    tokensAt.trusted = Object.hasOwn(model.base, calibration);
     return { provider: req.provider, model: req.model, cacheKey: req.cacheKey, kind: req.kind, api: req.api, key, calibration, tokensAt, family: null };
   }
 
@@ -358,7 +365,9 @@ export class SessionJudge {
     const family = lin ? lin.family : (keys.family ??= familyFor(req.model, req.api, rules));
     const a = blank(req, number, key, family.id);
     a.observedRead = req.usage ? req.usage.cacheRead : null;
-    a.promptTokens = (req.usage ? promptOf(req.usage) : null) ?? (req.tail ? tokensAt(req.tail) : null);
+    const exact = req.usage ? promptOf(req.usage) : null;
+    // A prompt with a usage field unknown is at least its known fields (an estimate below them is wrong).
+    a.promptTokens = exact ?? (req.tail ? Math.max(tokensAt(req.tail), promptAtLeast(req.usage)) : null);
     const priced = priceOf(req, family, rules);
     a.priceSource = priced?.source ?? null;
     out.push(a);
@@ -373,6 +382,8 @@ export class SessionJudge {
       lineages.set(key, lin);
     }
     const first = fillHashes(a, tail, lin);
+    // Below the minimum only when the prompt's size says so (knownBelow): never from a guess.
+    const below = knownBelow(req.usage, exact, a.promptTokens!, tokensAt, first, tail, lin.minimum);
     lin.latest = this.latest;
     const now = timeOf(req);
     const recent = lin.recent;
@@ -398,11 +409,10 @@ export class SessionJudge {
     // requests only), a prompt known to be below the minimum is not written to the cache either;
     // unless the usage shows the provider read or wrote an entry: then its minimum is lower than ours.
     let tooShort = false;
-    if (!best && (a.promptTokens ?? 0) < lin.minimum) {
+    if (!best && below) {
       const nearest = pickEntry(lin, depths, req.kind, now, tokensAt, PICK_ANY);
-      const providerCached = !!req.usage && ((req.usage.cacheRead ?? 0) > 0 || (req.usage.cacheWrite ?? 0) > 0);
       if (nearest && !(req.kind !== 'agent' && nearest.req.kind !== 'agent')) best = nearest;
-      else tooShort = (nearest !== null || a.promptTokens !== null) && !providerCached;
+      else tooShort = nearest !== null || a.promptTokens !== null;
     }
     const reads: string[] = [];
     a.expectedRead = expectedRead(lin, tail, marks, depths, now, tokensAt, true, reads);
@@ -434,8 +444,10 @@ export class SessionJudge {
         a.break = paramsBreak(best.req, req, lin.family.params.map((p) => p.key));
       }
       if (params) a.causes.push(params);
+      // The read, or without it (unknown) what the write leaves of it (writtenPastGrowth): the evidence a read collapsed.
+      const readBound = a.observedRead ?? (bp ? null : writtenPastGrowth(lin, best, tail, req.usage, a.expectedRead));
       const collapsed =
-        a.observedRead !== null && a.expectedRead !== null && a.expectedRead > 0 && a.observedRead < a.expectedRead * COLLAPSE_RATIO;
+        readBound !== null && a.expectedRead !== null && a.expectedRead > 0 && readBound < a.expectedRead * COLLAPSE_RATIO;
       // A params-only break the provider's rules predict, but the observed read contradicts. Each
       // parameter invalidates a tier (provider-rules.json `params`), so the rule predicts a read of
       // the tiers before it only: the observed read confirms the break when it is nearer to that
@@ -476,14 +488,14 @@ export class SessionJudge {
         a.expectedRead = full;
         a.notes.push(`read after the entry's estimated lifetime (${Math.round(a.gapMs! / 60000)} min since #${best.number}, lifetime ${Math.round(best.ttlMs / 60000)} min): the provider still held it (a longer lifetime than the request shows, or another request refreshed it)`);
       }
-      if ((a.promptTokens ?? 0) < lin.minimum) a.verdict = 'below-minimum';
+      if (below) a.verdict = 'below-minimum';
       else if (!bestAlive && !a.break && !heldPast) a.verdict = 'ttl-expired';
       else if (a.break) {
         a.verdict = 'break';
         // No live entry: the change is real, but the expired entry could not have been read anyway.
         if (!bestAlive) a.notes.push(`the entry of #${best.number} had also expired (idle beyond its ${Math.round(best.ttlMs / 60000)} min lifetime): nothing was lost to the change`);
       }
-      else if ((collapsed || stopsInHead(first, a.observedRead, a.expectedRead, tokensAt, lin.family)) && first.block.segment === 'head') {
+      else if ((collapsed || stopsInHead(first, readBound, a.expectedRead, tokensAt, lin.family)) && first.block.segment === 'head') {
         a.verdict = 'break';
         a.break = headBreak();
         a.causes.push(...classifyBreak(a.break, best.tail, tail, breakContext(lin, best, tail, 'head')));
@@ -497,7 +509,7 @@ export class SessionJudge {
         const full = a.verdict === 'break' && !bestAlive ? 0 : entryFull(lin, best, tokensAt);
         // At least what the cache held before the change (the expected read) when the request read less.
         const could = a.verdict === 'break' && bp !== null && a.break === bp ? Math.max(a.expectedRead ?? 0, Math.min(full, resumedRead(lin, best, tail, bp, tokensAt))) : full;
-        const read = a.observedRead ?? a.expectedRead ?? 0;
+        const read = readBound ?? a.expectedRead ?? 0;
         a.lostTokens = bounded(req, could - read);
         a.costUSD = rebillCostOf(req, lin.family, priced, a.lostTokens);
       } else if (a.verdict === 'hit') {
@@ -778,7 +790,23 @@ function resumedRead(lin: Lineage, e: Entry, tail: BlockNode, bp: BreakPoint, to
     const m = through.lastMarked;
     t = m ? cachedThrough(e, m, tokensAt) : 0;
   } else t = Math.floor(tokensOfEntry(e, through, tokensAt) / lin.family.stepTokens) * lin.family.stepTokens;
-  return t >= lin.minimum ? t : 0;
+  return t >= minimumOf(lin, e, tokensAt) ? t : 0;
+}
+
+/**
+ * Explicit breakpoints, the read unknown and the write known: the most the request can have read
+ * of the entry `e` it continues (tokens). Had it read the entry's `expected` tokens, it would
+ * have written only what its prefix grew past the entry's breakpoint, at most a token per byte
+ * (MAX_TOKENS_PER_BYTE); what it wrote beyond that was in the entry and not read. Null when that
+ * is not known (implicit caching, no write reported, no expectation, no breakpoints).
+ */
+function writtenPastGrowth(lin: Lineage, e: Entry, tail: BlockNode, u: Usage | null, expected: number | null): number | null {
+  if (!lin.family.breakpoints.explicit || !u || u.cacheWrite === null || expected === null || expected <= 0 || e.writtenDepth === undefined) return null;
+  const from = e.tail.at(e.writtenDepth);
+  const at = tail.lastMarked;
+  if (!from || !at || at.depth < from.depth || !tail.at(from.depth)!.sameHash(from)) return null;
+  const grown = (at.bytesThrough - from.bytesThrough) * MAX_TOKENS_PER_BYTE;
+  return Math.max(0, expected - Math.max(0, u.cacheWrite - grown));
 }
 
 /** Tokens lost, at least 0 and at most what the request paid for outside the cache (uncached + written, when both are known). */
@@ -907,6 +935,59 @@ function timeOf(req: LlmRequest): number | null {
  */
 export function promptOf(u: Usage): number | null {
   return u.uncached === null || u.cacheRead === null || u.cacheWrite === null ? null : u.uncached + u.cacheRead + u.cacheWrite;
+}
+
+/**
+ * The sum of a usage record's known prompt fields (uncached, cache read, cache write): a lower
+ * bound of its prompt, exact when all three are known; 0 without usage.
+ */
+export function promptAtLeast(u: Usage | null): number {
+  return u ? (u.uncached ?? 0) + (u.cacheRead ?? 0) + (u.cacheWrite ?? 0) : 0;
+}
+
+/**
+ * The provider reported reading or writing cache (> 0) for this usage: the prompt was cached, so
+ * it is not below the provider's minimum, whatever ours says (a model whose minimum is lower).
+ */
+function providerCached(u: Usage | null): boolean {
+  return !!u && ((u.cacheRead ?? 0) > 0 || (u.cacheWrite ?? 0) > 0);
+}
+
+/**
+ * Whether a request's prompt is known to be below the lineage's minimum: never when the provider
+ * reported a cache read or write for it (providerCached), nor when its known usage fields already reach the minimum; else its
+ * reported prompt (`exact`), or the estimate (`tokens`) when the token model is calibrated on
+ * the lineage (`tokensAt.trusted`), or, for a chain whose bytes are the whole prompt (no opaque
+ * head: `first` is not the head placeholder), its bytes, since a token spans at least one byte
+ * (MAX_TOKENS_PER_BYTE). A prompt of unknown size (a usage field unknown and no calibrated
+ * estimate) is not below the minimum: it is judged by its bytes like any other.
+ */
+function knownBelow(u: Usage | null, exact: number | null, tokens: number, tokensAt: TokensAt, first: BlockNode, tail: BlockNode, minimum: number): boolean {
+  if (providerCached(u)) return false;
+  if (exact !== null) return exact < minimum;
+  if (promptAtLeast(u) >= minimum) return false;
+  if (tokensAt.trusted) return tokens < minimum;
+  return first.block.segment !== 'head' && tail.bytesThrough * MAX_TOKENS_PER_BYTE < minimum;
+}
+
+/**
+ * Whether an entry's size is known well enough to drop it (or one of its breakpoints) as below
+ * the lineage's minimum: its request's prompt reported whole, or, with no usage field saying the
+ * provider read or wrote cache for it, estimated by a token model calibrated on the lineage. An
+ * entry of unknown size is kept as a cache entry: its bytes are still compared with the next
+ * request's, and what it holds is at least what its known usage fields say.
+ */
+function sizeSure(e: { req: LlmRequest }, tokensAt: TokensAt): boolean {
+  const u = e.req.usage && !e.req.error ? e.req.usage : null;
+  if (u && promptOf(u) !== null) return true;
+  // A usage field unknown and another says the provider read or wrote an entry: cached, whatever the estimate says.
+  if (providerCached(u)) return false;
+  return !!tokensAt.trusted;
+}
+
+/** The minimum an entry's size is held to: the lineage's, or none (0) when its size is not known (sizeSure). */
+function minimumOf(lin: Lineage, e: { req: LlmRequest }, tokensAt: TokensAt): number {
+  return sizeSure(e, tokensAt) ? lin.minimum : 0;
 }
 
 /**
@@ -1103,10 +1184,14 @@ function tierRead(
 /**
  * Whether a request wrote a cache entry: at least the minimum at its deepest breakpoint (explicit
  * families) or in its prompt. A request without any breakpoint is judged by its size, since
- * top-level automatic caching has no breakpoint on a block.
+ * top-level automatic caching has no breakpoint on a block. One the provider reported reading or
+ * writing cache for, or whose size is not known, is taken as one (never dropped as below the
+ * minimum against the provider's word or from a guess).
  */
 function cacheable(lin: Lineage, e: Entry, tokensAt: TokensAt): boolean {
-  if (lin.family.breakpoints.explicit && !e.tail.lastMarked) return ((e.req.usage ? promptOf(e.req.usage) : null) ?? tokensAt(e.tail)) >= lin.minimum;
+  // The provider reported caching it (a read or write), or its size is unknown (sizeSure): it may be read, so it is compared with.
+  if (providerCached(e.req.error ? null : e.req.usage) || !sizeSure(e, tokensAt)) return true;
+  if (lin.family.breakpoints.explicit && !e.tail.lastMarked) return ((e.req.usage ? promptOf(e.req.usage) : null) ?? tokensAt(e.tail)) >= minimumOf(lin, e, tokensAt);
   return entryFull(lin, e, tokensAt) > 0;
 }
 
@@ -1119,17 +1204,20 @@ function entryFull(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
   const step = lin.family.stepTokens;
   const observed = e.req.usage ? promptOf(e.req.usage) : null;
   if (observed !== null) full = Math.min(full, Math.floor(observed / step) * step);
-  return full >= lin.minimum ? full : 0;
+  return full >= minimumOf(lin, e, tokensAt) ? full : 0;
 }
 
 /** What an entry would let a request read if nothing changed (tokens). */
 function entryTokens(lin: Lineage, e: Entry, tokensAt: TokensAt): number {
+  const minimum = minimumOf(lin, e, tokensAt);
   if (lin.family.breakpoints.explicit) {
-    const t = e.tail.lastMarked ? cachedThrough(e, e.tail.lastMarked, tokensAt) : 0;
-    return t >= lin.minimum ? t : 0;
+    let t = e.tail.lastMarked ? cachedThrough(e, e.tail.lastMarked, tokensAt) : 0;
+    // Size unknown: what it wrote at its deepest breakpoint holds what that read (record).
+    if (minimum === 0 && e.written !== undefined) t = Math.max(t, lin.written.get(e.written)?.tokens ?? 0);
+    return t >= minimum ? t : 0;
   }
   const t = Math.floor(tokensOfEntry(e, e.tail, tokensAt) / lin.family.stepTokens) * lin.family.stepTokens;
-  return t >= lin.minimum ? t : 0;
+  return t >= minimum ? t : 0;
 }
 
 /** The prompt tokens a request reported (uncached + read + written), or null without usage (or with one of them unknown). */
@@ -1143,7 +1231,8 @@ function observedPrompt(req: LlmRequest): number | null {
  */
 function tokensOfEntry(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, tokensAt: TokensAt): number {
   const observed = observedPrompt(e.req);
-  if (observed === null) return tokensAt(n);
+  // Unknown (a usage field unknown): the whole request is at least its known fields.
+  if (observed === null) return n === e.tail && e.req.usage && !e.req.error ? Math.max(tokensAt(n), promptAtLeast(e.req.usage)) : tokensAt(n);
   return n === e.tail ? observed : Math.min(tokensAt(n), observed);
 }
 
@@ -1151,13 +1240,18 @@ function tokensOfEntry(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, to
  * Explicit breakpoints: tokens a request cached through its breakpoint node `n`. The provider's
  * cache read + write is the prompt through the deepest breakpoint, and `input_tokens` the
  * uncached rest after it, which is in no entry (reference/providers.md §1.2): so exactly read +
- * write at the deepest breakpoint, the byte estimate bounded by it at the others. Without usage,
+ * write at the deepest breakpoint, the byte estimate bounded by it at the others. With one of the
+ * two unknown, the other bounds the deepest from below (the estimate when larger). Without usage,
  * or when it reports nothing cached (caching off, a proxy without cache fields), tokensOfEntry.
  */
 function cachedThrough(e: { req: LlmRequest; tail: BlockNode }, n: BlockNode, tokensAt: TokensAt): number {
   const u = e.req.usage && !e.req.error ? e.req.usage : null;
   const cached = u && u.cacheRead !== null && u.cacheWrite !== null ? u.cacheRead + u.cacheWrite : 0;
-  if (cached <= 0) return tokensOfEntry(e, n, tokensAt);
+  if (cached <= 0) {
+    // One of the two unknown: the other is a lower bound of what the deepest breakpoint cached.
+    const atLeast = u && (u.cacheRead === null || u.cacheWrite === null) ? (u.cacheRead ?? 0) + (u.cacheWrite ?? 0) : 0;
+    return atLeast > 0 && n === e.tail.lastMarked ? Math.max(atLeast, tokensAt(n)) : tokensOfEntry(e, n, tokensAt);
+  }
   return n === e.tail.lastMarked ? cached : Math.min(tokensAt(n), cached);
 }
 
@@ -1195,10 +1289,15 @@ function record(
       if (now !== null) w.expires = now + w.ttlMs;
     }
     const count = Math.min(marks.length, lin.family.breakpoints.max);
+    const sure = sizeSure(entry, tokensAt);
+    // Size unknown: the deepest breakpoint holds at least every entry it read (each a prefix of it).
+    let held = 0;
+    if (!sure) for (const key of reads) held = Math.max(held, lin.written.get(key)!.tokens);
     for (let k = 0; k < count; k++) {
       const m = marks[k];
-      const tokens = cachedThrough(entry, m, tokensAt);
-      if (tokens < lin.minimum) continue;
+      let tokens = cachedThrough(entry, m, tokensAt);
+      if (!sure && k === 0) tokens = Math.max(tokens, held);
+      if (tokens < (sure ? lin.minimum : 1)) continue;
       const ttl = (m.block.breakpoint?.ttlSeconds ?? lin.family.ttlSeconds.default) * 1000;
       lin.written.set(m.hashKey, { expires: now === null ? null : now + ttl, tokens, ttlMs: ttl });
       if (entry.written === undefined) {

@@ -146,6 +146,8 @@ function checkCount(base: Sess, got: Sess, request: number, unknown: readonly st
   const want: Usage = { ...u0 };
   for (const k of unknown) want[k as keyof Usage] = null;
   assert.deepEqual(got.requests[request].usage, want);
+  // Its verdict too: the other requests calibrate the token model, so its prompt size stays known well enough (never below the minimum from a guess).
+  assert.equal(got.requests[request].verdict, base.requests[request].verdict);
   assert.deepEqual(
     got.requests.map((r, i) => (i === request ? null : [r.line, r.usage, r.verdict])),
     base.requests.map((r, i) => (i === request ? null : [r.line, r.usage, r.verdict])),
