@@ -5,7 +5,7 @@
 import type { PersonaReport } from '../core/persona.js';
 import type { PhuxSessionJson } from '../phux/stream.js';
 import { plural } from '../plural.js';
-import type { Report, RequestReport, SessionReport } from '../report/json.js';
+import type { DiagnosticReport, Report, RequestReport, SessionReport } from '../report/json.js';
 import { agreementText, hostMissText } from '../report/hostmiss.js';
 import { numberAt } from '../report/numbers.js';
 import type { Diagnostic } from '../core/model.js';
@@ -222,7 +222,12 @@ function renderFindings(s: SessionReport, out: (line: string) => void): void {
   if (s.persona) renderPersona(s.persona, (i) => numberAt(s.requests, i), out);
   const ignored = Object.entries(s.ignored);
   if (ignored.length) out(`  ignored entries: ${ignored.map(([k, v]) => `${safe(k)} ×${v}`).join(', ')}`);
-  for (const d of s.diagnostics) out(`  ${d.severity}: ${diagnosticText(d)}`);
+  for (const d of s.diagnostics) renderDiagnostic(d, out);
+}
+
+/** One diagnostic as the report lists it under a session: `  error: <file>:<line>: <message>` (no `:<line>` for line 0), escaped. */
+export function renderDiagnostic(d: DiagnosticReport, out: (line: string) => void): void {
+  out(`  ${d.severity}: ${diagnosticText(d)}`);
 }
 
 /** One line for the phux context stream, then one per ADR-0067 violation. */

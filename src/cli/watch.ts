@@ -7,16 +7,19 @@
  * fallback where file events are not delivered (network file systems).
  *
  * Text: the usual report per session, then one row per new request (with the session's id when
- * several are watched) and a line for earlier requests whose verdict moved. `--json`: NDJSON, one
- * event per line: `{"event":"session","report":…}` at start and after a re-read,
- * `{"event":"request","session":id,"path":…,"request":…}`, `{"event":"revised",…,"requests":[…]}`.
+ * several are watched), a line for earlier requests whose verdict moved and one per diagnostic of
+ * the appended lines (as the report lists them). `--json`: NDJSON, one event per line:
+ * `{"event":"session","report":…}` at start and after a re-read,
+ * `{"event":"request","session":id,"path":…,"request":…}`, `{"event":"revised",…,"requests":[…]}`,
+ * `{"event":"diagnostic",…,"diagnostic":{"file","line","message","severity"}}`.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SessionRef } from '../hosts/registry.js';
 import { LiveAnalysis, type LiveUpdate, type ResetCause } from '../live/session.js';
-import { modelWidthOf, renderRequest, renderSession, safe } from './text.js';
+import { modelWidthOf, renderDiagnostic, renderRequest, renderSession, safe } from './text.js';
 import { n } from '../report/reason.js';
+import { jsonText } from '../sanitize.js';
 import { plural } from '../plural.js';
 
 /** Options of watchSessions. */
@@ -60,11 +63,13 @@ export function resetText(c: ResetCause | null): string {
 
 /** Watches the sessions until `signal` aborts. @returns the exit code (0) */
 export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promise<number> {
+  // One NDJSON event, its strings' DEL, C1 and bidi marks as \u escapes, as `analyze --json` writes them (the values parse back the same).
+  const json = (event: object) => o.out(jsonText(JSON.stringify(event)));
   const lives: Array<{ live: LiveAnalysis; width: number }> = [];
   for (const ref of refs) {
     const live = await LiveAnalysis.open(ref);
     lives.push({ live, width: modelWidthOf(live.report.requests) });
-    if (o.json) o.out(JSON.stringify({ event: 'session', report: live.report }));
+    if (o.json) json({ event: 'session', report: live.report });
     else {
       if (lives.length > 1) o.out('');
       renderSession(live.report, o.out, true);
@@ -78,9 +83,10 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
     const id = l.live.sessionId;
     const path = l.live.sessionPath;
     if (o.json) {
-      if (u.change === 'reset') o.out(JSON.stringify({ event: 'session', report: u.report }));
-      else for (const r of u.added) o.out(JSON.stringify({ event: 'request', session: id, path, request: r }));
-      if (u.change !== 'reset' && u.revised.length) o.out(JSON.stringify({ event: 'revised', session: id, path, requests: u.revised }));
+      if (u.change === 'reset') json({ event: 'session', report: u.report });
+      else for (const r of u.added) json({ event: 'request', session: id, path, request: r });
+      if (u.change !== 'reset' && u.revised.length) json({ event: 'revised', session: id, path, requests: u.revised });
+      for (const d of u.diagnostics) json({ event: 'diagnostic', session: id, path, diagnostic: d });
       return;
     }
     if (u.change === 'reset') {
@@ -96,13 +102,14 @@ export async function watchSessions(refs: SessionRef[], o: WatchOptions): Promis
       l.width = modelWidthOf(s.requests);
       return;
     }
-    if (!u.added.length && !u.revised.length) return;
+    if (!u.added.length && !u.revised.length && !u.diagnostics.length) return;
     const who = lives.length > 1 ? `${l.live.ref.host} ${safe(id)}` : null;
     if (who) o.out(`${who}:`);
     for (const r of u.added) renderRequest(r, l.width, o.out);
     if (u.revised.length) {
       o.out(`      re-judged with the new token estimate: ${u.revised.map((r) => `#${r.number} ${r.verdict}`).join(', ')}`);
     }
+    for (const d of u.diagnostics) renderDiagnostic(d, o.out);
   };
 
   // One update at a time per session; a change noticed during an update runs it once more.

@@ -24,7 +24,7 @@
  */
 import { statSync } from 'node:fs';
 import { judgeSession, totals, type Calibration, type SessionJudge, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
-import type { Session } from '../core/model.js';
+import type { Diagnostic, Session } from '../core/model.js';
 import { defaultRules, type ProviderRules } from '../core/rules.js';
 import { PiLiveSession, type LiveChange } from '../hosts/pi/live.js';
 import { captureRoots, captureStamp, headStartMs } from '../hosts/capturejoin.js';
@@ -33,7 +33,7 @@ import { dbStamp } from '../hosts/sqlite.js';
 import { findRolloutOf } from '../hosts/codex/locate.js';
 import { checkSessionNumbers } from '../hosts/numbers.js';
 import { CAPTURE_JOINED, openRef, withCapturedBodies, type SessionRef } from '../hosts/registry.js';
-import { keepsRequestReports, requestReport, sessionReport, type RequestReport, type SessionReport } from '../report/json.js';
+import { diagnosticReport, keepsRequestReports, requestReport, sessionReport, type DiagnosticReport, type RequestReport, type SessionReport } from '../report/json.js';
 import { attachPhux } from '../report/phux.js';
 
 /** What an update produced. */
@@ -43,6 +43,12 @@ export interface LiveUpdate {
   added: RequestReport[];
   /** Earlier requests whose verdict or expected read changed (the token model moved), in order. */
   revised: RequestReport[];
+  /**
+   * Diagnostics the previous report did not have (those of appended lines), in the report's
+   * order; empty after a reset (the report holds them all). A half-written last line's is not
+   * among them until its newline is there (then, if it still does not parse).
+   */
+  diagnostics: DiagnosticReport[];
   /** True when only the appended requests were judged (the earlier ones kept, see the module comment). */
   continued: boolean;
   /** What happened to the file when `change` is `reset` (the session was read again), else null. */
@@ -96,6 +102,26 @@ export function resetCause(before: FileFacts | null, now: FileFacts | null, data
   if (now.size < before.size) return cause('truncated');
   if (now.size > before.size) return cause('grew');
   return cause('rewritten');
+}
+
+/**
+ * The diagnostics of `now` that `before` did not have (as many times as `now` has them more
+ * often), in `now`'s order, as the report gives them: what an update adds (the readers append a
+ * phase's diagnostics as they read on; a phase's summary of its counted lines changes as it
+ * counts more, and is then new too). O(diagnostics): each phase keeps MAX_DIAGNOSTICS at most.
+ */
+export function newDiagnostics(before: readonly Diagnostic[], now: readonly Diagnostic[]): DiagnosticReport[] {
+  const key = (d: Diagnostic) => `${d.severity}\0${d.file}\0${d.line}\0${d.message}`;
+  const seen = new Map<string, number>();
+  for (const d of before) seen.set(key(d), (seen.get(key(d)) ?? 0) + 1);
+  const out: DiagnosticReport[] = [];
+  for (const d of now) {
+    const k = key(d);
+    const left = seen.get(k) ?? 0;
+    if (left > 0) seen.set(k, left - 1);
+    else out.push(diagnosticReport(d));
+  }
+  return out;
 }
 
 /** The file's (and its WAL's) size and mtime, `missing` when it is gone (hosts/sqlite.ts dbStamp). */
@@ -223,6 +249,13 @@ export class LiveAnalysis {
     return this.current.session;
   }
 
+  /** The current session's diagnostics but a half-written last line's (PiLiveSession.pendingDiagnostic). */
+  private get landed(): Diagnostic[] {
+    const pending = this.pi?.pendingDiagnostic ?? null;
+    const all = this.current.session.diagnostics;
+    return pending ? all.filter((d) => d !== pending) : all;
+  }
+
   /** The session's id as its host names it (the report's `id`), without building the report. */
   get sessionId(): string {
     return this.current.session.id;
@@ -336,10 +369,12 @@ export class LiveAnalysis {
       if (change === 'reset') cause = parentOnly ? { kind: 'parent', from: facts?.size ?? null, to: facts?.size ?? null } : resetCause(this.facts, facts, this.ref.stamp !== undefined && !this.pi);
       this.facts = facts;
     }
-    if (change === 'unchanged') return result({ change, added: [], revised: [], continued: true, cause });
+    if (change === 'unchanged') return result({ change, added: [], revised: [], diagnostics: [], continued: true, cause });
     const before = this.requestReports;
+    const landedBefore = this.landed;
     const { continued, added } = await this.analyze();
-    if (added) return result({ change, added, revised: [], continued, cause });
+    const diagnostics = change === 'reset' ? [] : newDiagnostics(landedBefore, this.landed);
+    if (added) return result({ change, added, revised: [], diagnostics, continued, cause });
     const old = new Map(before.map((r) => [r.index, r] as const));
     const fresh: RequestReport[] = [];
     const revised: RequestReport[] = [];
@@ -348,6 +383,6 @@ export class LiveAnalysis {
       if (!o) fresh.push(r);
       else if (o.verdict !== r.verdict || o.expectedRead !== r.expectedRead) revised.push(r);
     }
-    return result({ change, added: fresh, revised, continued, cause });
+    return result({ change, added: fresh, revised, diagnostics, continued, cause });
   }
 }

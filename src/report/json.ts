@@ -4,7 +4,7 @@
  */
 import { promptOf, type RequestAnalysis, type SessionAnalysis } from '../core/analyze.js';
 import type { Cause } from '../core/classify.js';
-import type { BreakSegment, Evidence, RequestKind, Session, Usage } from '../core/model.js';
+import type { BreakSegment, Diagnostic, Evidence, RequestKind, Session, Usage } from '../core/model.js';
 import { judgePersona, personaDrifts, type PersonaReport } from '../core/persona.js';
 import type { SystemChange } from '../core/sections.js';
 import { priceSystemDeltas, type PricedDeltas, type ShapeCost } from '../core/shapes.js';
@@ -178,6 +178,14 @@ export interface SegmentRow {
  */
 export type PersonaJson = PersonaReport;
 
+/** A diagnostic as the report gives it (SessionReport.diagnostics, `analyze --watch --json`'s `diagnostic` event). */
+export type DiagnosticReport = { file: string; line: number; message: string; severity: string };
+
+/** A reader's diagnostic as the report gives it: file, line, message, severity. */
+export function diagnosticReport(d: Diagnostic): DiagnosticReport {
+  return { file: d.file, line: d.line, message: d.message, severity: d.severity };
+}
+
 /** One session in the report. `phux` is present when the session carries a phux context stream. */
 export interface SessionReport {
   host: string;
@@ -185,7 +193,7 @@ export interface SessionReport {
   path: string;
   title: string | null;
   parentId: string | null;
-  diagnostics: Array<{ file: string; line: number; message: string; severity: string }>;
+  diagnostics: DiagnosticReport[];
   ignored: Record<string, number>;
   totals: SessionAnalysis['totals'];
   tokenModel: SessionAnalysis['tokenModel'];
@@ -411,7 +419,7 @@ export function sessionHeader(a: Pick<SessionAnalysis, 'session' | 'totals' | 't
     path: s.path,
     title: s.title ?? null,
     parentId: s.parentId ?? null,
-    diagnostics: s.diagnostics.map((d) => ({ file: d.file, line: d.line, message: d.message, severity: d.severity })),
+    diagnostics: s.diagnostics.map(diagnosticReport),
     ignored: s.ignored,
     totals: a.totals,
     tokenModel: a.tokenModel,

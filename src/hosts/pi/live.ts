@@ -278,6 +278,14 @@ export class PiLiveSession {
   }
 
   /**
+   * The diagnostic of a half-written last line that does not parse yet (the same object
+   * `session()` lists among its diagnostics), or null: what the live view does not call landed.
+   */
+  get pendingDiagnostic(): Diagnostic | null {
+    return this.pending;
+  }
+
+  /**
    * Reads the whole file. Never throws for bad content (diagnostics, as readPiSession).
    * @param opts.holdBackLast leave the last complete line for the first `update` (the live
    *   analysis warms its continued path with it, src/live/session.ts)
