@@ -338,9 +338,12 @@ export async function main(
     err(`prefix-lens: ${only} reads ${what}: it takes ${beside}\n${USAGE_HINT}`);
     return 2;
   }
-  // A watch holds each session it follows in memory: not every session of the user's history.
-  if (args.values.all && args.values.watch) {
-    err(`prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not --all\n${USAGE_HINT}`);
+  // A watch holds each session it follows in memory: not every session of the user's history. Nor
+  // the bundled examples: finished recordings that never grow, read with request bodies a watch
+  // does not join (--watch takes no --requests), so it would show less than `analyze` does.
+  if (args.values.watch && !args.positionals.length) {
+    const instead = args.values.all ? '--all' : `the bundled examples (${only ?? 'no path'}: finished recordings, read with their request bodies by analyze)`;
+    err(`prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not ${instead}\n${USAGE_HINT}`);
     return 2;
   }
   // The capture roots reach every reader (and worker thread) through the environment.

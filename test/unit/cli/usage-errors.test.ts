@@ -30,6 +30,8 @@ describe('usage errors', () => {
     ['--examples with a path', ['check', '--examples', 'x.jsonl'], 'prefix-lens: --examples reads the bundled example sessions: it takes no path (x.jsonl)'],
     ['--examples with --requests', ['analyze', '--examples', '--requests', 'd'], 'prefix-lens: --examples reads the bundled example sessions: it takes no --requests (they have their own request bodies)'],
     ['--watch with --all', ['analyze', '--all', '--watch'], 'prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not --all'],
+    ['--watch with no path', ['analyze', '--watch'], 'prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not the bundled examples (no path: finished recordings, read with their request bodies by analyze)'],
+    ['--watch with --examples', ['analyze', '--json', '--examples', '--watch'], 'prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not the bundled examples (--examples: finished recordings, read with their request bodies by analyze)'],
     ['--requests with no path', ['check', '--requests', 'd'], 'prefix-lens: --requests needs the sessions named: the bodies belong to the sessions they were sent for (no path reads the bundled examples, which have their own)'],
     ['--all with a path', ['analyze', '--all', 'x.jsonl'], "prefix-lens: --all reads every session in the hosts' default folders: it takes no path (x.jsonl)"],
     ['--all with --requests', ['check', '--all', '--requests', 'd'], "prefix-lens: --all reads every session in the hosts' default folders: it takes no --requests (bodies belong to the sessions they were sent for)"],
