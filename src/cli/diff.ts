@@ -14,6 +14,7 @@
  * Exit code: 0 printed (also when M's prefix is a prefix of N's: "no break", the added blocks
  * shown); 1 when the session has no request N or M; 2 usage error or unreadable input.
  */
+import { namedFoldersProblem } from './folders.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createTwoFilesPatch } from 'diff';
@@ -88,6 +89,11 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
     err(`prefix-lens diff: ${problem}\n${DIFF_USAGE}`);
     return 2;
   }
+  const folder = namedFoldersProblem(args.values);
+  if (folder) {
+    err(`prefix-lens diff: ${folder}`);
+    return 2;
+  }
   const saved = process.env.PREFIX_LENS_CAPTURE_DIRS;
   if (args.values.captures) process.env.PREFIX_LENS_CAPTURE_DIRS = args.values.captures.map((d) => resolve(d)).join(':');
   let found: { sessions: Session[]; named: Set<string> };
@@ -100,7 +106,7 @@ export async function diffCommand(argv: string[], out: (s: string) => void, err:
         found.sessions.push(...at.sessions);
         for (const id of at.named) found.named.add(id);
       }
-    } else found = await sessionsAt(path, args.values.requests, process.env, warn);
+    } else found = await sessionsAt(path, args.values.requests === undefined ? undefined : resolve(args.values.requests), process.env, warn);
   } catch (e) {
     err(`prefix-lens diff: ${safe((e as Error).message)}`);
     return 2;

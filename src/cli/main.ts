@@ -21,6 +21,7 @@ import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
 import { diffCommand, type ExampleInput } from './diff.js';
 import { htmlTargetProblem } from './htmlTarget.js';
+import { namedFoldersProblem } from './folders.js';
 import { watchSessions } from './watch.js';
 import { releaseBetweenSessions, type NextSession } from '../memory.js';
 import { WorkerPool, isAnalysisWorker, setWorkerBoot, workerCount, workerMain, type WorkerBoot } from './workers.js';
@@ -125,8 +126,11 @@ async function examples(root: string): Promise<ExampleInput[]> {
 /** The inputs of the paths given: made absolute, duplicates dropped, each with `requestsDir`. */
 function pathInputs(paths: string[], requestsDir: string | undefined): Input[] {
   // `host:<id>` names a session, not a path; only paths are made absolute for de-duplication.
-  return [...new Set(paths.map((p) => (/^[a-z][a-z0-9-]+:/i.test(p) ? p : resolve(p))))].map((p) => ({ path: p, requests: requestsDir }));
+  // The bodies' folder absolute too: its files are named in diagnostics like every other file.
+  const requests = requestsDir === undefined ? undefined : resolve(requestsDir);
+  return [...new Set(paths.map((p) => (/^[a-z][a-z0-9-]+:/i.test(p) ? p : resolve(p))))].map((p) => ({ path: p, requests }));
 }
+
 
 /**
  * Reads and analyzes the inputs into the version-1 report, all in memory (library use; the CLI
@@ -344,6 +348,12 @@ export async function main(
   if (args.values.watch && !args.positionals.length) {
     const instead = args.values.all ? '--all' : `the bundled examples (${only ?? 'no path'}: finished recordings, read with their request bodies by analyze)`;
     err(`prefix-lens: --watch needs the sessions named: a path or host:id (e.g. claude:, the newest Claude Code session), not ${instead}\n${USAGE_HINT}`);
+    return 2;
+  }
+  // Folders named on the command line: one that is not there is a usage error (exit 2, one line).
+  const folder = namedFoldersProblem(args.values);
+  if (folder) {
+    err(`prefix-lens: ${folder}`);
     return 2;
   }
   // The capture roots reach every reader (and worker thread) through the environment.

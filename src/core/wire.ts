@@ -107,6 +107,8 @@ export function checkedWireBody(raw: Uint8Array, api?: WireApi, rules: ProviderR
   const warnings: string[] = [];
   let first = 0;
   while (first < bytes.length && (bytes[first] === 0x20 || bytes[first] === 0x0a || bytes[first] === 0x0d || bytes[first] === 0x09)) first++;
+  // Nothing to parse: said as such, not as a JSON error at byte 0.
+  if (first === bytes.length) throw new NotARequestBody(`request body is an empty file${bytes.length ? ' (only whitespace)' : ''}`);
   // An array is never a request body: not scanned (nor cut, however deep).
   if (bytes[first] === 0x5b) throw new NotARequestBody('request body is an array, not a JSON object');
   let root: Span;

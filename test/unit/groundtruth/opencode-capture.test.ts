@@ -91,8 +91,14 @@ describe('OpenCode through the capture proxy (committed recording)', () => {
   });
 
   it('without captures the same database is reconstructed (the join is what makes it wire)', async () => {
-    const r = await analyzeJson(['--captures', join(FX, 'no-such-folder'), join(FX, 'opencode.db')]);
-    assert.ok(r.sessions.every((s) => s.evidence === 'reconstructed'));
+    // An empty capture folder (one that does not exist is a usage error).
+    const empty = mkdtempSync(join(tmpdir(), 'prefix-lens-no-captures-'));
+    try {
+      const r = await analyzeJson(['--captures', empty, join(FX, 'opencode.db')]);
+      assert.ok(r.sessions.every((s) => s.evidence === 'reconstructed'));
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 
