@@ -15,7 +15,7 @@ import { continueFromCache, dropTail, saveTail, type TailBody } from '../cache/t
 import { pruneCache } from '../cache/prune.js';
 import { defaultRules } from '../core/rules.js';
 import { createHtmlReportWriter, loadWebviewAssets, type HtmlReportWriter } from '../report/html.js';
-import { defaultFolders, discoverSessions, noSessionText, resolveArg, type SessionRef } from '../hosts/registry.js';
+import { defaultFolders, discoverSessions, locatedByText, noSessionText, resolveArg, type SessionRef } from '../hosts/registry.js';
 import { homedir } from 'node:os';
 import { fleetCommand } from './fleet.js';
 import { captureCommand } from './capture.js';
@@ -153,7 +153,7 @@ export async function buildReport(paths: string[], requestsDir: string | undefin
  */
 function noDefaultSessionsText(command: string, env: NodeJS.ProcessEnv, home: string): string {
   const hosts = defaultFolders({ env, home }).map(({ label, folders, locatedBy }) => {
-    const vars = locatedBy.length ? ` (${locatedBy.join(', ')} set${locatedBy.length === 1 ? 's' : ''} where to look)` : '';
+    const vars = locatedBy.length ? ` (${locatedByText(locatedBy)})` : '';
     return `  ${label}: ${folders.map(safe).join(', ')}${vars}`;
   });
   return [
@@ -610,7 +610,7 @@ async function run(
     const passed = breaks.length - fails;
     // The verb agrees with its count: "1 request breaks", "2 requests break".
     const pass = passed === 1 ? 'passes' : 'pass';
-    if (fails) out(`${plural(fails, 'request')} ${fails === 1 ? 'breaks' : 'break'} the cache${passed ? `; ${passed} more ${passed === 1 ? 'break' : 'breaks'} ${pass} the gate (${gateText(gate)})` : ''}`);
+    if (fails) out(`${plural(fails, 'request')} ${fails === 1 ? 'breaks' : 'break'} the cache${passed ? `; ${plural(passed, 'break', { shown: `${passed} more` })} ${pass} the gate (${gateText(gate)})` : ''}`);
     else if (breaks.length || !(errors || bad.length)) out(passed ? `no cache breaks past the gate (${gateText(gate)}) in ${plural(count, 'session')}; ${plural(passed, 'break')} ${pass} it` : `no cache breaks in ${plural(count, 'session')}`);
     // A gate must not pass on input it could not read: the breaks of what it read are listed
     // above all the same (one stray empty file must not hide them), then exit 2.

@@ -576,6 +576,11 @@ export function hostArg(arg: string): { host: HostEntry; prefix: string } | null
   return m && host ? { host, prefix: m[2] } : null;
 }
 
+/** The variables that move a host's default folders, as messages name them: `CODEX_HOME sets where to look`, `A, B set where to look`; '' for none. */
+export function locatedByText(vars: readonly string[]): string {
+  return vars.length ? `${vars.join(', ')} set${vars.length === 1 ? 's' : ''} where to look` : '';
+}
+
 /**
  * Why a `<host>:<id prefix>` argument matched no session, in one line that names the folders
  * searched (the host's default locations for `opts`) and the variables that move them, e.g.
@@ -591,7 +596,7 @@ export async function noSessionText(arg: string, opts: DiscoverOptions): Promise
   const defaults: DiscoverOptions = { env: opts.env, home: opts.home };
   const found = prefix ? (await host.discover(defaults)).length : 0;
   const vars = host.locatedBy ?? [];
-  const hint = [found ? `${plural(found, 'session')} there` : '', vars.length ? `${vars.join(', ')} set${vars.length === 1 ? 's' : ''} where to look` : ''].filter(Boolean).join('; ');
+  const hint = [found ? `${plural(found, 'session')} there` : '', locatedByText(vars)].filter(Boolean).join('; ');
   const what = prefix ? `no ${host.label} session whose id starts with "${prefix}"` : `no ${host.label} session`;
   return `${arg.endsWith(':') ? arg : `${arg}:`} ${what} in ${host.watchRoots(defaults).join(', ')}${hint ? ` (${hint})` : ''}`;
 }
